@@ -1,0 +1,3 @@
+"""osmark: a system benchmark suite for Linux."""
+
+__version__ = "0.1.0"

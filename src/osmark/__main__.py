@@ -1,0 +1,3 @@
+from osmark.cli import main
+
+main()

@@ -1,0 +1,234 @@
+"""The osmark command line: each command parses, calls the domain, renders."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from osmark import __version__, console, engine, model, runner
+from osmark.catalog import BENCHMARKS, BY_ID, SUITE_HELP, UnknownBenchmark, resolve
+from osmark.paths import results_dir
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def _fail_usage(message: str) -> None:
+    click.echo(f"osmark: error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def _console() -> Console:
+    # Off a terminal (CI logs, pipes) rich would wrap tables at 80 columns.
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="osmark")
+def main() -> None:
+    """osmark: a system benchmark suite for Linux.
+
+    Measures what the operating-system layer costs and how fast this machine is, with
+    the UnixBench-compatible index and a 95 % confidence interval on every figure.
+    """
+
+
+@main.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the catalog as JSON.")
+def list_command(as_json: bool) -> None:
+    """List every test: id, title, unit, baseline and suites."""
+    rows = [
+        {"id": b.id, "title": b.title, "unit": b.unit, "baseline": b.baseline,
+         "suites": list(b.suites), "higher_is_better": b.higher_is_better, "timed": b.timed}
+        for b in BENCHMARKS
+    ]
+    if as_json:
+        click.echo(json.dumps({"benchmarks": rows, "suites": SUITE_HELP}, indent=2))
+        return
+    from rich.table import Table
+
+    table = Table(show_edge=False, pad_edge=False)
+    for name in ("ID", "TITLE", "UNIT", "BASELINE", "SUITES"):
+        table.add_column(name, justify="right" if name == "BASELINE" else "left")
+    for row in rows:
+        baseline = f"{row['baseline']:.1f}" if row["baseline"] else ""
+        table.add_row(row["id"], row["title"], row["unit"], baseline, ",".join(row["suites"]))
+    out = _console()
+    out.print(table)
+    out.print("\nSuites: " + "; ".join(f"[bold]{k}[/] — {v}" for k, v in SUITE_HELP.items()))
+    out.print("Short names resolve: `osmark run syscall pipe` runs ub.syscall and ub.pipe.")
+
+
+def _check_json_target(path: Path | None) -> None:
+    if path is None:
+        return
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        _fail_usage(f"--json {path}: is a directory; give a file name")
+    if not parent.is_dir():
+        _fail_usage(f"--json {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        _fail_usage(f"--json {path}: directory {parent} is not writable")
+
+
+def _check_workdir(workdir: Path | None) -> None:
+    if workdir is None:
+        return
+    if not workdir.is_dir():
+        _fail_usage(f"--workdir {workdir}: not a directory; create it or choose another")
+    if not os.access(workdir, os.W_OK | os.X_OK):
+        _fail_usage(f"--workdir {workdir}: not writable by this user")
+
+
+def _settings(budget: float, sample_time: float) -> engine.Settings:
+    if budget <= 0:
+        _fail_usage("--budget must be a positive number of seconds")
+    if sample_time <= 0 or sample_time > budget:
+        _fail_usage("--sample-time must be positive and at most the --budget")
+    return engine.Settings(budget=budget, sample_time=sample_time)
+
+
+def _save(result: model.ResultFile, json_path: Path | None, out: Console) -> list[Path]:
+    saved = [model.save(result, results_dir() / f"{result.run.id}.json")]
+    if json_path is not None:
+        saved.append(model.save(result, json_path))
+    for path in saved:
+        out.print(f"Result saved: {path}", highlight=False)
+    return saved
+
+
+def _execute(pairs, settings, workdir, suite, json_path, out: Console) -> model.ResultFile:
+    """Run with the live display; on interrupt save what finished and exit 130."""
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        with console.LiveDisplay(out, len(pairs)) as live:
+            return runner.execute(pairs, settings, workdir, suite, sys.argv, live.progress,
+                                  live.finished)
+    except runner.RunInterrupted as stop:
+        out.print("Interrupted: the kernels were stopped and their files removed.",
+                  style="yellow")
+        if stop.partial.results:
+            _save(stop.partial, json_path, out)
+        sys.exit(EXIT_INTERRUPTED)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _budget_options(default_budget: float):
+    def decorate(func):
+        func = click.option(
+            "--sample-time", type=float, default=engine.Settings.sample_time,
+            show_default=True, metavar="SECONDS",
+            help="How long one sample's timed loop aims to run.")(func)
+        func = click.option(
+            "--budget", type=float, default=default_budget, show_default=True,
+            metavar="SECONDS",
+            help="Most wall time per test and copy count; a test that has not reached its "
+                 "CI target by then is reported with converged: false.")(func)
+        return func
+    return decorate
+
+
+@main.command("run")
+@click.argument("tests", nargs=-1)
+@click.option("--copies", "-c", type=click.IntRange(min=1), multiple=True, metavar="N",
+              help="Run N concurrent copies and sum their throughput; repeatable "
+                   "(default: 1, then one per usable CPU).")
+@_budget_options(engine.Settings.budget)
+@click.option("--workdir", type=click.Path(path_type=Path), default=None,
+              help="Directory for the file tests' files (default: a fresh temporary one).")
+@click.option("--json", "json_path", type=click.Path(path_type=Path), default=None,
+              metavar="FILE", help="Also write the result file here.")
+def run_command(tests: tuple[str, ...], copies: tuple[int, ...], budget: float,
+                sample_time: float, workdir: Path | None, json_path: Path | None) -> None:
+    """Run suites or tests (default: the index suite).
+
+    TESTS are suite names (index, ub, costs, all), test ids (ub.pipe) or short
+    names (pipe). Exit status: 0 ok, 1 a test failed, 2 bad usage, 130 interrupted.
+    """
+    names = list(tests) or ["index"]
+    try:
+        selected = resolve(names)
+    except UnknownBenchmark as exc:
+        _fail_usage(str(exc))
+    settings = _settings(budget, sample_time)
+    _check_workdir(workdir)
+    _check_json_target(json_path)
+    pairs = runner.plan(selected, list(copies) or runner.default_copies())
+    out = _console()
+    result = _execute(pairs, settings, workdir, " ".join(names), json_path, out)
+    out.print()
+    for table in console.results_tables(result):
+        out.print(table)
+        out.print()
+    if any(r.unit == "ns" for r in result.results):
+        out.print(console.cost_card(result, BY_ID))
+        out.print()
+    _report_end(result, json_path, out)
+
+
+def _report_end(result: model.ResultFile, json_path: Path | None, out: Console) -> None:
+    unconverged = [r for r in result.results if r.status == "ok" and not r.converged]
+    if unconverged:
+        out.print(f"* {len(unconverged)} result(s) did not reach their CI target within the "
+                  "budget; consider a larger --budget or a quieter machine.", style="yellow")
+    _save(result, json_path, out)
+    if any(r.status == "failed" for r in result.results):
+        sys.exit(EXIT_FAILED)
+
+
+@main.command("costs")
+@_budget_options(6.0)
+@click.option("--workdir", type=click.Path(path_type=Path), default=None,
+              help="Directory for the 64-MiB file of the file tests (default: a fresh "
+                   "temporary one).")
+@click.option("--json", "json_path", type=click.Path(path_type=Path), default=None,
+              metavar="FILE", help="Also write the result file here.")
+def costs_command(budget: float, sample_time: float, workdir: Path | None,
+                  json_path: Path | None) -> None:
+    """The OS cost card: what system calls, pipes, wake-ups, fork, exec and file reads
+    cost on this machine, in ns or µs and as a multiple of a plain function call."""
+    settings = _settings(budget, sample_time)
+    _check_workdir(workdir)
+    _check_json_target(json_path)
+    pairs = runner.plan(resolve(["costs"]), [1])
+    out = _console()
+    result = _execute(pairs, settings, workdir, "costs", json_path, out)
+    out.print()
+    out.print(console.cost_card(result, BY_ID))
+    ratio = console.mmap_read_ratio(result)
+    if ratio:
+        out.print(ratio)
+    out.print()
+    _report_end(result, json_path, out)
+
+
+@main.command("show")
+@click.argument("result_file", type=click.Path(path_type=Path))
+def show_command(result_file: Path) -> None:
+    """Print a saved result file as the run printed it."""
+    try:
+        result = model.load(result_file)
+    except model.ResultFileError as exc:
+        _fail_usage(str(exc))
+    out = _console()
+    state = "complete" if result.run.complete else "INCOMPLETE (interrupted)"
+    out.print(f"Run {result.run.id} on {result.host.hostname} ({result.host.cpu_model}), "
+              f"{result.run.started}, {state}")
+    out.print()
+    for table in console.results_tables(result):
+        out.print(table)
+        out.print()
+    if any(r.unit == "ns" for r in result.results):
+        out.print(console.cost_card(result, BY_ID))

@@ -1,0 +1,1 @@
+"""C sources of osmark's native kernels, and build.py, which compiles and caches them."""

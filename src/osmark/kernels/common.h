@@ -1,0 +1,103 @@
+/* Shared protocol of osmark's native kernels.
+ *
+ * Invocation:  KERNEL MODE ITERATIONS [PARAM ...]
+ *   MODE        which loop to run (a kernel with one loop accepts "run")
+ *   ITERATIONS  how many loop units to time (>= 1)
+ *   PARAM       kernel-specific positional parameters
+ *
+ * With OSMARK_SYNC=1 in the environment, the kernel does all its set-up,
+ * prints "ready\n" on stdout and blocks until one byte arrives on stdin, so
+ * that N concurrent copies start their timed loops together.
+ *
+ * The timed region is only the loop: it is bracketed by CLOCK_MONOTONIC
+ * reads taken after the start signal. The result is one JSON line on stdout:
+ *   {"ops": N, "seconds": S, "check": C, ...}
+ * where ops counts loop units, seconds is the elapsed wall time of the loop
+ * and check is a value derived from the work (it keeps the optimiser from
+ * deleting the loop, and lets a test see that the work happened).
+ *
+ * Exit status: 0 ok, 1 runtime failure (message on stderr), 2 bad usage.
+ */
+#ifndef OSMARK_COMMON_H
+#define OSMARK_COMMON_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Results are stored here so that no optimiser can prove the work unused. */
+static volatile uint64_t osm_sink;
+
+static inline uint64_t osm_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void osm_die(const char *fmt, ...)
+{
+    int saved = errno;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (saved)
+        fprintf(stderr, ": %s", strerror(saved));
+    fputc('\n', stderr);
+    exit(1);
+}
+
+static void osm_usage(const char *usage)
+{
+    fprintf(stderr, "usage: %s\n", usage);
+    exit(2);
+}
+
+/* Parses "MODE ITERATIONS"; returns the iteration count. */
+static long long osm_iterations(int argc, char **argv, int min_argc, const char *usage)
+{
+    if (argc < min_argc || argc < 3)
+        osm_usage(usage);
+    char *end = NULL;
+    errno = 0;
+    long long n = strtoll(argv[2], &end, 10);
+    if (errno || end == argv[2] || *end != '\0' || n < 1)
+        osm_usage(usage);
+    return n;
+}
+
+/* The start barrier: a no-op unless OSMARK_SYNC=1. */
+static void osm_ready(void)
+{
+    const char *sync = getenv("OSMARK_SYNC");
+    if (!sync || strcmp(sync, "1") != 0)
+        return;
+    if (write(STDOUT_FILENO, "ready\n", 6) != 6)
+        osm_die("ready: write");
+    char go;
+    ssize_t r;
+    do {
+        r = read(STDIN_FILENO, &go, 1);
+    } while (r < 0 && errno == EINTR);
+    if (r != 1) {
+        errno = 0;
+        osm_die("ready: no start signal on stdin");
+    }
+}
+
+/* Prints the result line; extra is either "" or starts with ",". */
+static void osm_report(long long ops, uint64_t elapsed_ns, uint64_t check, const char *extra)
+{
+    printf("{\"ops\": %lld, \"seconds\": %.9f, \"check\": %llu%s}\n", ops,
+           (double)elapsed_ns / 1e9, (unsigned long long)check, extra ? extra : "");
+    fflush(stdout);
+}
+
+#endif

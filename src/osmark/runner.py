@@ -1,0 +1,99 @@
+"""Runs a selection of benchmarks at one or more copy counts and assembles the Result.
+
+Like UnixBench, the whole list runs once per copy count (1 copy, then N copies).
+On Ctrl-C or SIGTERM the kernels are killed, scratch files removed, and the finished
+tests come back in a Result marked complete: false (raised as RunInterrupted).
+"""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+import socket
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+from osmark import __version__, engine, scoring
+from osmark.catalog import Benchmark
+from osmark.kernels.build import CompilerMissing, Toolchain, find_toolchain
+from osmark.model import SCHEMA_VERSION, BenchResult, ResultFile, RunInfo, Tool
+from osmark.sysinfo import host_record, usable_cpus
+
+ResultCallback = Callable[[BenchResult, int, int], None]
+
+
+class RunInterrupted(Exception):
+    def __init__(self, partial: ResultFile) -> None:
+        super().__init__("interrupted")
+        self.partial = partial
+
+
+def default_copies() -> list[int]:
+    """1 copy, then one per usable CPU (UnixBench's default), or just 1 on one CPU."""
+    cpus = usable_cpus()
+    return [1, cpus] if cpus > 1 else [1]
+
+
+def plan(benchmarks: list[Benchmark], copies: list[int]) -> list[tuple[Benchmark, int]]:
+    """(benchmark, copies) pairs in run order; single-copy tests run once, at 1 copy."""
+    pairs: list[tuple[Benchmark, int]] = []
+    for count in copies:
+        for spec in benchmarks:
+            if spec.max_copies is None:
+                pairs.append((spec, count))
+    pairs.extend((spec, 1) for spec in benchmarks if spec.max_copies is not None)
+    return pairs
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def new_run_id() -> str:
+    host = socket.gethostname().split(".")[0] or "host"
+    return f"{time.strftime('%Y%m%dT%H%M%S')}-{host}-{secrets.token_hex(2)}"
+
+
+def execute(pairs: list[tuple[Benchmark, int]], settings: engine.Settings,
+            workdir: Path | None, suite: str, argv: list[str],
+            on_progress: engine.ProgressCallback | None = None,
+            on_result: ResultCallback | None = None) -> ResultFile:
+    try:
+        toolchain: Toolchain | CompilerMissing = find_toolchain()
+    except CompilerMissing as exc:
+        toolchain = exc
+    result = ResultFile(
+        schema_version=SCHEMA_VERSION,
+        tool=Tool(name="osmark", version=__version__),
+        run=RunInfo(id=new_run_id(), started=_now(), ended=None, complete=False,
+                    suite=suite, argv=argv),
+        host=host_record(toolchain),
+        results=[],
+        scores=[],
+    )
+    own_workdir = workdir is None
+    root = Path(tempfile.mkdtemp(prefix="osmark-")) if own_workdir else workdir
+    try:
+        for position, (spec, copies) in enumerate(pairs, start=1):
+            bench = engine.run_benchmark(spec, copies, toolchain, root, settings, on_progress)
+            bench.index = scoring.test_index(bench)
+            result.results.append(bench)
+            if on_result:
+                on_result(bench, position, len(pairs))
+        result.run.complete = True
+    except KeyboardInterrupt:
+        engine.kill_live_kernels()
+        raise RunInterrupted(_finish(result)) from None
+    finally:
+        if own_workdir:
+            shutil.rmtree(root, ignore_errors=True)
+    return _finish(result)
+
+
+def _finish(result: ResultFile) -> ResultFile:
+    result.run.ended = _now()
+    result.scores = scoring.scores(result.results)
+    return result

@@ -1,0 +1,76 @@
+import json
+
+import pytest
+
+from osmark import model
+from osmark.model import BenchResult, Host, ResultFile, RunInfo, Score, Tool
+
+
+def make_result() -> ResultFile:
+    return ResultFile(
+        schema_version=model.SCHEMA_VERSION,
+        tool=Tool(name="osmark", version="0.1.0"),
+        run=RunInfo(id="r1", started="2026-11-30T00:00:00+00:00", ended=None, complete=True,
+                    suite="index", argv=["osmark", "run"]),
+        host=Host(hostname="h", cpu_model="cpu", cpus=2, cpus_usable=2, memory_bytes=1,
+                  kernel="6.1", os="Linux", arch="x86_64", python="3.11", compiler="cc",
+                  compiler_version="gcc 12", cflags=["-O3"]),
+        results=[BenchResult(id="ub.pipe", title="Pipe Throughput", category="os", version=1,
+                             copies=1, status="ok", reason=None, unit="lps",
+                             higher_is_better=True, median=10.0, samples=[9.0, 10.0, 11.0],
+                             n=3, baseline=12440.0, index=0.008)],
+        scores=[Score(copies=1, index=0.008, partial=True, tests=1)],
+    )
+
+
+def test_round_trip(tmp_path):
+    path = model.save(make_result(), tmp_path / "sub" / "r.json")
+    loaded = model.load(path)
+    assert loaded == make_result()
+    assert not list(path.parent.glob(".*tmp"))  # no temporary file left behind
+
+
+def _write(tmp_path, data) -> str:
+    path = tmp_path / "bad.json"
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return str(path)
+
+
+def _valid_dict():
+    return json.loads(model.dumps(make_result()))
+
+
+@pytest.mark.parametrize(
+    ("mutate", "expected"),
+    [
+        (lambda d: "", "the file is empty"),
+        (lambda d: "{not json", "not valid JSON"),
+        (lambda d: json.dumps(d)[:200], "not valid JSON"),
+        (lambda d: [1, 2], "expected a JSON object"),
+        (lambda d: {**d, "schema_version": 99}, "newer than this osmark understands"),
+        (lambda d: {**d, "schema_version": "1"}, "schema_version: missing or not an integer"),
+        (lambda d: {k: v for k, v in d.items() if k != "host"}, "missing required field `host`"),
+        (lambda d: {**d, "surprise": 1}, "unknown field `surprise`"),
+    ],
+)
+def test_bad_files_give_one_clear_line(tmp_path, mutate, expected):
+    path = _write(tmp_path, mutate(_valid_dict()))
+    with pytest.raises(model.ResultFileError) as info:
+        model.load(path)
+    message = str(info.value)
+    assert message.startswith(path + ": ")
+    assert expected in message
+    assert "\n" not in message
+
+
+def test_error_names_the_field_path(tmp_path):
+    data = _valid_dict()
+    data["results"][0]["samples"] = ["a"]
+    with pytest.raises(model.ResultFileError) as info:
+        model.load(_write(tmp_path, data))
+    assert "results[0].samples[0]: expected `float`" in str(info.value)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(model.ResultFileError, match="no such file"):
+        model.load(tmp_path / "nope.json")
