@@ -66,5 +66,5 @@ def test_run_without_compiler_skips_with_reason(tmp_path):
     data = json.loads(out.read_text())
     assert [r["status"] for r in data["results"]] == ["skipped", "skipped"]
     assert all("install gcc" in r["reason"] for r in data["results"])
-    assert data["host"]["compiler"] is None
+    assert data["host"]["identity"]["compiler"] is None
     assert data["run"]["complete"] is True

@@ -1,9 +1,21 @@
 import json
+from pathlib import Path
 
 import pytest
 
 from osmark import model
-from osmark.model import BenchResult, Host, ResultFile, RunInfo, Score, Tool
+from osmark.model import (
+    BenchResult,
+    Description,
+    Host,
+    Identity,
+    ResultFile,
+    RunInfo,
+    Score,
+    Tool,
+)
+
+GOLDEN = Path(__file__).parent / "golden"
 
 
 def make_result() -> ResultFile:
@@ -12,9 +24,15 @@ def make_result() -> ResultFile:
         tool=Tool(name="osmark", version="0.1.0"),
         run=RunInfo(id="r1", started="2026-11-30T00:00:00+00:00", ended=None, complete=True,
                     suite="index", argv=["osmark", "run"]),
-        host=Host(hostname="h", cpu_model="cpu", cpus=2, cpus_usable=2, memory_bytes=1,
-                  kernel="6.1", os="Linux", arch="x86_64", python="3.11", compiler="cc",
-                  compiler_version="gcc 12", cflags=["-O3"]),
+        host=Host(
+            identity=Identity(cpu_model="cpu", cpus=2, memory_gib=1.0, kernel="6.1",
+                              arch="x86_64", os="Linux", virtualization="kvm", compiler="cc",
+                              compiler_version="gcc 12", cflags=["-O3"],
+                              osmark_version="0.1.0"),
+            description=Description(hostname="h", cpus_usable=2, memory_bytes=2**30,
+                                    python="3.11", tags={"kernel": "patched"}),
+            info={"cpu": {"model": "cpu"}},
+        ),
         results=[BenchResult(id="ub.pipe", title="Pipe Throughput", category="os", version=1,
                              copies=1, status="ok", reason=None, unit="lps",
                              higher_is_better=True, median=10.0, samples=[9.0, 10.0, 11.0],
@@ -74,3 +92,23 @@ def test_error_names_the_field_path(tmp_path):
 def test_missing_file(tmp_path):
     with pytest.raises(model.ResultFileError, match="no such file"):
         model.load(tmp_path / "nope.json")
+
+
+def test_schema1_golden_file_upgrades():
+    result = model.load(GOLDEN / "schema1-index-2copies.json")
+    assert result.schema_version == model.SCHEMA_VERSION
+    identity = result.host.identity
+    assert identity.cpu_model == "AMD EPYC"
+    assert identity.virtualization == "unknown"
+    assert identity.memory_gib == 23.5
+    assert identity.osmark_version == "0.1.0"
+    assert result.host.description.hostname
+    assert all(r.quality == "unknown" for r in result.results)
+    assert len(result.results) == 24
+    assert [s.copies for s in result.scores] == [1, 2]
+
+
+def test_current_schema_round_trips_through_json(tmp_path):
+    result = model.load(GOLDEN / "schema1-index-2copies.json")
+    again = model.load(model.save(result, tmp_path / "r.json"))
+    assert again == result

@@ -6,18 +6,23 @@ import json
 import os
 import signal
 import sys
+import tempfile
 from pathlib import Path
 
 import click
 from rich.console import Console
 
-from osmark import __version__, console, engine, model, runner
+from osmark import __version__, console, doctor, engine, model, runner
 from osmark.catalog import BENCHMARKS, BY_ID, SUITE_HELP, UnknownBenchmark, resolve
+from osmark.cli_doctor import doctor as doctor_command
+from osmark.cli_doctor import print_checks
+from osmark.cli_info import info as info_command
 from osmark.paths import results_dir
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+PREFLIGHT_SECONDS = 0.3  # the doctor's sampling window before a run
 
 
 def _fail_usage(message: str) -> None:
@@ -91,12 +96,28 @@ def _check_workdir(workdir: Path | None) -> None:
         _fail_usage(f"--workdir {workdir}: not writable by this user")
 
 
-def _settings(budget: float, sample_time: float) -> engine.Settings:
+def _preflight(selected, copies: list[int], workdir: Path | None, strict: bool,
+               out: Console) -> None:
+    """The doctor's checks before a run: print warnings and failures; --strict stops."""
+    checks = doctor.run_checks(selected, copies, workdir or Path(tempfile.gettempdir()),
+                               interval=PREFLIGHT_SECONDS)
+    print_checks(out, checks, only_problems=True)
+    if doctor.failed(checks):
+        if strict:
+            out.print("Not starting (--strict): fix the failures above, or run without "
+                      "--strict to measure anyway.", style="red")
+            sys.exit(EXIT_FAILED)
+        out.print("Starting anyway: results taken now may be labelled noisy.", style="yellow")
+
+
+def _settings(budget: float, sample_time: float, pin: bool,
+              retake_noisy: bool) -> engine.Settings:
     if budget <= 0:
         _fail_usage("--budget must be a positive number of seconds")
     if sample_time <= 0 or sample_time > budget:
         _fail_usage("--sample-time must be positive and at most the --budget")
-    return engine.Settings(budget=budget, sample_time=sample_time)
+    return engine.Settings(budget=budget, sample_time=sample_time, pin=pin,
+                           retake_noisy=retake_noisy)
 
 
 def _save(result: model.ResultFile, json_path: Path | None, out: Console) -> list[Path]:
@@ -132,6 +153,15 @@ def _budget_options(default_budget: float):
             show_default=True, metavar="SECONDS",
             help="How long one sample's timed loop aims to run.")(func)
         func = click.option(
+            "--retake-noisy", is_flag=True,
+            help="Discard samples taken while another process used the CPU (or the "
+                 "hypervisor stole it) and take them again, within the budget.")(func)
+        func = click.option(
+            "--pin/--no-pin", default=True, show_default=True,
+            help="Pin copy i and everything it forks to CPU i, so the scheduler's placement "
+                 "does not vary from sample to sample; --no-pin leaves placement to the "
+                 "scheduler, as UnixBench does. Shell tests are never pinned.")(func)
+        func = click.option(
             "--budget", type=float, default=default_budget, show_default=True,
             metavar="SECONDS",
             help="Most wall time per test and copy count; a test that has not reached its "
@@ -150,8 +180,11 @@ def _budget_options(default_budget: float):
               help="Directory for the file tests' files (default: a fresh temporary one).")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), default=None,
               metavar="FILE", help="Also write the result file here.")
+@click.option("--strict", is_flag=True,
+              help="Refuse to start when the preflight (`osmark doctor`) finds a failure.")
 def run_command(tests: tuple[str, ...], copies: tuple[int, ...], budget: float,
-                sample_time: float, workdir: Path | None, json_path: Path | None) -> None:
+                sample_time: float, pin: bool, retake_noisy: bool, workdir: Path | None,
+                json_path: Path | None, strict: bool) -> None:
     """Run suites or tests (default: the index suite).
 
     TESTS are suite names (index, ub, costs, all), test ids (ub.pipe) or short
@@ -162,11 +195,13 @@ def run_command(tests: tuple[str, ...], copies: tuple[int, ...], budget: float,
         selected = resolve(names)
     except UnknownBenchmark as exc:
         _fail_usage(str(exc))
-    settings = _settings(budget, sample_time)
+    settings = _settings(budget, sample_time, pin, retake_noisy)
     _check_workdir(workdir)
     _check_json_target(json_path)
-    pairs = runner.plan(selected, list(copies) or runner.default_copies())
+    copy_counts = list(copies) or runner.default_copies()
+    pairs = runner.plan(selected, copy_counts)
     out = _console()
+    _preflight(selected, copy_counts, workdir, strict, out)
     result = _execute(pairs, settings, workdir, " ".join(names), json_path, out)
     out.print()
     for table in console.results_tables(result):
@@ -179,6 +214,8 @@ def run_command(tests: tuple[str, ...], copies: tuple[int, ...], budget: float,
 
 
 def _report_end(result: model.ResultFile, json_path: Path | None, out: Console) -> None:
+    for line in console.quality_notes(result):
+        out.print(line, style="yellow")
     unconverged = [r for r in result.results if r.status == "ok" and not r.converged]
     if unconverged:
         out.print(f"* {len(unconverged)} result(s) did not reach their CI target within the "
@@ -195,15 +232,17 @@ def _report_end(result: model.ResultFile, json_path: Path | None, out: Console) 
                    "temporary one).")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), default=None,
               metavar="FILE", help="Also write the result file here.")
-def costs_command(budget: float, sample_time: float, workdir: Path | None,
-                  json_path: Path | None) -> None:
+def costs_command(budget: float, sample_time: float, pin: bool, retake_noisy: bool,
+                  workdir: Path | None, json_path: Path | None) -> None:
     """The OS cost card: what system calls, pipes, wake-ups, fork, exec and file reads
     cost on this machine, in ns or µs and as a multiple of a plain function call."""
-    settings = _settings(budget, sample_time)
+    settings = _settings(budget, sample_time, pin, retake_noisy)
     _check_workdir(workdir)
     _check_json_target(json_path)
-    pairs = runner.plan(resolve(["costs"]), [1])
+    selected = resolve(["costs"])
+    pairs = runner.plan(selected, [1])
     out = _console()
+    _preflight(selected, [1], workdir, False, out)
     result = _execute(pairs, settings, workdir, "costs", json_path, out)
     out.print()
     out.print(console.cost_card(result, BY_ID))
@@ -224,11 +263,17 @@ def show_command(result_file: Path) -> None:
         _fail_usage(str(exc))
     out = _console()
     state = "complete" if result.run.complete else "INCOMPLETE (interrupted)"
-    out.print(f"Run {result.run.id} on {result.host.hostname} ({result.host.cpu_model}), "
-              f"{result.run.started}, {state}")
+    host = result.host
+    out.print(f"Run {result.run.id} on {host.description.hostname} "
+              f"({host.identity.cpu_model}, {host.identity.virtualization}), "
+              f"{result.run.started}, {state}, quality {result.run.quality}")
     out.print()
     for table in console.results_tables(result):
         out.print(table)
         out.print()
     if any(r.unit == "ns" for r in result.results):
         out.print(console.cost_card(result, BY_ID))
+
+
+main.add_command(info_command)
+main.add_command(doctor_command)

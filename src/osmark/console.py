@@ -37,6 +37,22 @@ def ci_percent(result: BenchResult) -> str:
     return f"±{stats.relative_half_width(result.median, result.ci_low, result.ci_high):.1%}"
 
 
+QUALITY_STYLE = {"quiet": "green", "noisy": "yellow", "invalid": "red", "unknown": "dim"}
+
+
+def quality_text(result: BenchResult) -> Text:
+    return Text(result.quality, style=QUALITY_STYLE.get(result.quality, ""))
+
+
+def quality_notes(result: ResultFile) -> list[str]:
+    """One line per result that was not quiet, saying why."""
+    return [
+        f"{r.id} ×{r.copies} {r.quality}: {r.quality_reason}"
+        for r in result.results
+        if r.status == "ok" and r.quality in ("noisy", "invalid") and r.quality_reason
+    ]
+
+
 def _copies_label(copies: int) -> str:
     return f"{copies} cop{'y' if copies == 1 else 'ies'}"
 
@@ -66,6 +82,8 @@ class LiveDisplay:
             if p.ci:
                 half = stats.relative_half_width(p.median, *p.ci)
                 line.append(f"  ±{half:.1%} (target ±{p.benchmark.tolerance:.0%})")
+            if p.noisy:
+                line.append(f"  {p.noisy} noisy", style="yellow")
         self.live.update(line, refresh=True)
 
     def finished(self, result: BenchResult, position: int, total: int) -> None:
@@ -73,6 +91,8 @@ class LiveDisplay:
         if result.status == "ok":
             value = format_number(result.median)
             note = "" if result.converged else "  (not converged)"
+            if result.quality in ("noisy", "invalid"):
+                note += f"  {result.quality}"
             self.console.print(
                 f"  {result.id} ×{result.copies}: {value} {result.unit} {ci_percent(result)} "
                 f"n={result.n}{note}", highlight=False)
@@ -93,22 +113,22 @@ def results_tables(result: ResultFile) -> list[Table]:
         table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
         for name, justify in (("TEST", "left"), ("BASELINE", "right"), ("RESULT", "right"),
                               ("UNIT", "left"), ("±CI", "right"), ("n", "right"),
-                              ("INDEX", "right")):
+                              ("QUALITY", "left"), ("INDEX", "right")):
             table.add_column(name, justify=justify)
         for r in rows:
             baseline = f"{r.baseline:.1f}" if r.baseline else ""
             if r.status != "ok":
-                table.add_row(r.title, baseline, r.status, "", "", "", "", style="yellow")
+                table.add_row(r.title, baseline, r.status, "", "", "", "", "", style="yellow")
                 continue
             ci = ci_percent(r) + ("" if r.converged else "*")
             index = f"{r.index:.1f}" if r.index is not None else ""
             table.add_row(r.title, baseline, format_number(r.median), r.unit, ci, str(r.n),
-                          index)
+                          quality_text(r), index)
         if score and score.index is not None:
             label = "System Benchmarks Index Score" + (" (Partial Only)" if score.partial
                                                       else "")
             table.add_section()
-            table.add_row(label, "", "", "", "", "", f"{score.index:.1f}", style="bold")
+            table.add_row(label, "", "", "", "", "", "", f"{score.index:.1f}", style="bold")
         tables.append(table)
     return tables
 
@@ -120,12 +140,13 @@ def cost_card(result: ResultFile, specs: dict[str, Benchmark]) -> Table:
     table = Table(title="OS cost card (95 % CI of the median)", title_justify="left",
                   show_edge=False, pad_edge=False)
     for name, justify in (("COST", "left"), ("TIME", "right"), ("95 % CI", "right"),
-                          ("× CALL", "right"), ("n", "right"), ("WHAT IS TIMED", "left")):
+                          ("× CALL", "right"), ("n", "right"), ("QUALITY", "left"),
+                          ("WHAT IS TIMED", "left")):
         table.add_column(name, justify=justify)
     for r in rows:
         timed = specs[r.id].timed if r.id in specs else ""
         if r.status != "ok":
-            table.add_row(r.title, r.status, "", "", "", r.reason or "", style="yellow")
+            table.add_row(r.title, r.status, "", "", "", "", r.reason or "", style="yellow")
             continue
         ci = (f"{format_duration_ns(r.ci_low)}–{format_duration_ns(r.ci_high)}"
               if r.ci_low is not None else "?")
@@ -134,7 +155,8 @@ def cost_card(result: ResultFile, specs: dict[str, Benchmark]) -> Table:
         multiple = f"{r.median / unit_call:,.0f}" if unit_call else ""
         if r.id == "os.funcall":
             multiple = "1"
-        table.add_row(r.title, format_duration_ns(r.median), ci, multiple, str(r.n), timed)
+        table.add_row(r.title, format_duration_ns(r.median), ci, multiple, str(r.n),
+                      quality_text(r), timed)
     return table
 
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from osmark import stats
+from osmark import monitor, stats
 from osmark.catalog import Benchmark
 from osmark.kernels.build import (
     BuildFailed,
@@ -46,6 +46,8 @@ class Settings:
     sample_time: float = 0.25  # seconds one sample's timed loop aims at
     min_samples: int = MIN_SAMPLES
     kernel_timeout: float = 60.0  # a kernel process still running past this is killed
+    pin: bool = True  # pin copy i to CPU i (tests whose placement is "pinned")
+    retake_noisy: bool = False  # discard samples taken while the machine was noisy
 
 
 @dataclass
@@ -58,6 +60,7 @@ class Progress:
     samples: list[float] = field(default_factory=list)
     median: float | None = None
     ci: tuple[float, float] | None = None
+    noisy: int = 0  # samples so far taken while something else used the machine
 
 
 ProgressCallback = Callable[[Progress], None]
@@ -136,17 +139,26 @@ def _parse_output(stdout: bytes) -> KernelOutput:
     raise KernelError("kernel printed no result line")
 
 
+def _pin_to(cpu: int) -> Callable[[], None]:
+    # Runs in the child between fork and exec, so the kernel and all it forks inherit it.
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
 def run_kernel(argv: list[str], copies: int, env: dict[str, str], cwd: Path | None,
-               timeout: float) -> list[KernelOutput]:
-    """Start `copies` processes, release them together, collect one output from each."""
+               timeout: float, cpus: list[int] | None = None) -> list[KernelOutput]:
+    """Start `copies` processes, release them together, collect one output from each.
+
+    With `cpus`, copy i is pinned to cpus[i % len(cpus)] before it execs.
+    """
     procs: list[subprocess.Popen] = []
     leftovers: list[bytes] = []
     full_env = {**os.environ, **env, "OSMARK_SYNC": "1"}
     try:
-        for _ in range(copies):
+        for copy in range(copies):
             proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=full_env, cwd=cwd, start_new_session=True,
+                preexec_fn=_pin_to(cpus[copy % len(cpus)]) if cpus else None,
             )
             _live.add(proc)
             procs.append(proc)
@@ -240,7 +252,8 @@ def run_benchmark(spec: Benchmark, copies: int, toolchain: Toolchain | CompilerM
         scratch.mkdir(parents=True, exist_ok=True)
         subs["workdir"] = str(scratch)
     try:
-        return _measure(spec, copies, binary, subs, scratch, settings, on_progress)
+        pinned = settings.pin and spec.placement == "pinned"
+        return _measure(spec, copies, binary, subs, scratch, settings, pinned, on_progress)
     except KernelError as exc:
         return _empty_result(spec, copies, "failed", str(exc))
     finally:
@@ -249,16 +262,18 @@ def run_benchmark(spec: Benchmark, copies: int, toolchain: Toolchain | CompilerM
 
 
 def _measure(spec: Benchmark, copies: int, binary: Path, subs: dict[str, str],
-             cwd: Path | None, settings: Settings,
+             cwd: Path | None, settings: Settings, pinned: bool,
              on_progress: ProgressCallback | None) -> BenchResult:
     started = time.monotonic()
     progress = Progress(spec, copies, "calibrating")
     notify = on_progress or (lambda _p: None)
     notify(progress)
 
+    cpus = sorted(os.sched_getaffinity(0)) if pinned else None
+
     def sample(iterations: int) -> list[KernelOutput]:
         return run_kernel(_argv(spec, binary, iterations, subs), copies, spec.env, cwd,
-                          settings.kernel_timeout)
+                          settings.kernel_timeout, cpus)
 
     # Calibrate: grow the loop count until one sample's timed loop lasts about sample_time.
     iterations = 1
@@ -275,21 +290,36 @@ def _measure(spec: Benchmark, copies: int, binary: Path, subs: dict[str, str],
 
     progress.phase = "sampling"
     values: list[float] = []
+    noises: list[monitor.SampleNoise] = []
+    retaken = 0
+    watch = monitor.SampleMonitor()
     converged = False
     ci = None
     while len(values) < MAX_SAMPLES:
         before = time.monotonic()
-        values.append(_value(spec, sample(iterations)))
+        watch.begin()
+        outputs = sample(iterations)
+        noise = watch.end()
         sample_wall = time.monotonic() - before
-        centre = stats.median(values)
-        ci = stats.median_ci(values) if len(values) >= settings.min_samples else None
-        progress.samples, progress.median, progress.ci = list(values), centre, ci
-        notify(progress)
-        if ci and stats.relative_half_width(centre, *ci) <= spec.tolerance:
-            converged = True
-            break
+        if settings.retake_noisy and noise.noisy:
+            retaken += 1
+        else:
+            values.append(_value(spec, outputs))
+            noises.append(noise)
+        if values:
+            centre = stats.median(values)
+            ci = stats.median_ci(values) if len(values) >= settings.min_samples else None
+            progress.samples, progress.median, progress.ci = list(values), centre, ci
+            progress.noisy = sum(n.noisy for n in noises)
+            notify(progress)
+            if ci and stats.relative_half_width(centre, *ci) <= spec.tolerance:
+                converged = True
+                break
         if time.monotonic() - started + sample_wall > settings.budget:
             break
+    if not values:
+        raise KernelError(f"every one of {retaken} samples was taken while the machine was "
+                          "noisy (--retake-noisy): nothing to report")
 
     progress.phase = "done"
     notify(progress)
@@ -299,7 +329,15 @@ def _measure(spec: Benchmark, copies: int, binary: Path, subs: dict[str, str],
     result.mad = stats.mad(values)
     result.min, result.max = min(values), max(values)
     result.n = len(values)
+    result.quality, result.quality_reason, result.noisy_samples = monitor.label(
+        noises, copies, monitor.cgroup_cpu_limit())
+    if retaken:
+        note = f"{retaken} noisy sample(s) re-taken"
+        result.quality_reason = f"{result.quality_reason}; {note}" if result.quality_reason \
+            else note
+    result.retaken = retaken
     result.converged = converged
+    result.pinned = pinned
     result.samples = values
     result.ops_per_sample = iterations
     result.seconds = round(time.monotonic() - started, 3)

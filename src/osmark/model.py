@@ -17,9 +17,13 @@ from typing import Any, Literal
 
 import msgspec
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 Status = Literal["ok", "skipped", "failed"]
+# quiet: nothing else used the machine; noisy: something did (the reason names it);
+# invalid: the figure cannot be trusted; unknown: no monitor ran (imports, schema 1).
+Quality = Literal["quiet", "noisy", "invalid", "unknown"]
+QUALITY_ORDER: tuple[str, ...] = ("quiet", "unknown", "noisy", "invalid")
 
 
 class Struct(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=False):
@@ -38,21 +42,40 @@ class RunInfo(Struct):
     complete: bool
     suite: str
     argv: list[str]
+    quality: Quality = "unknown"  # the worst quality among the run's results
 
 
-class Host(Struct):
-    hostname: str
+class Identity(Struct):
+    """What decides whether two results are comparable: differ here, and compare says so."""
+
     cpu_model: str
     cpus: int
-    cpus_usable: int
-    memory_bytes: int
+    memory_gib: float  # MemTotal rounded to 0.5 GiB: the same machine reports the same
     kernel: str
-    os: str
     arch: str
-    python: str
+    os: str
+    virtualization: str  # "none", "kvm", "firecracker", "docker", … or "unknown"
     compiler: str | None
     compiler_version: str | None
     cflags: list[str]
+    osmark_version: str
+
+
+class Description(Struct):
+    """What describes the host without deciding comparability."""
+
+    hostname: str
+    cpus_usable: int
+    memory_bytes: int
+    python: str
+    tags: dict[str, str] = msgspec.field(default_factory=dict)
+
+
+class Host(Struct):
+    identity: Identity
+    description: Description
+    # The full `osmark info` record: metadata, free-form, so new probes need no new schema.
+    info: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 class BenchResult(Struct):
@@ -73,6 +96,11 @@ class BenchResult(Struct):
     max: float | None = None
     n: int = 0
     converged: bool = False
+    pinned: bool = False  # osmark pinned copy i to CPU i (children inherit the pin)
+    quality: Quality = "unknown"
+    quality_reason: str | None = None
+    noisy_samples: int = 0  # samples during which something else used the machine
+    retaken: int = 0  # noisy samples discarded and taken again (--retake-noisy)
     tolerance: float = 0.01
     samples: list[float] = msgspec.field(default_factory=list)
     ops_per_sample: int | None = None
@@ -106,8 +134,46 @@ class ResultFileError(Exception):
         self.problem = problem
 
 
+def _upgrade_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2 split the flat host record into identity and description, and added
+    quality labels (schema-1 results had no noise monitor: their quality is unknown)."""
+    old = dict(data.get("host") or {})
+    memory = old.get("memory_bytes", 0)
+    data["host"] = {
+        "identity": {
+            "cpu_model": old.get("cpu_model", "unknown"),
+            "cpus": old.get("cpus", 0),
+            "memory_gib": memory_gib(memory),
+            "kernel": old.get("kernel", "unknown"),
+            "arch": old.get("arch", "unknown"),
+            "os": old.get("os", "unknown"),
+            "virtualization": "unknown",
+            "compiler": old.get("compiler"),
+            "compiler_version": old.get("compiler_version"),
+            "cflags": old.get("cflags", []),
+            "osmark_version": (data.get("tool") or {}).get("version", "unknown"),
+        },
+        "description": {
+            "hostname": old.get("hostname", "unknown"),
+            "cpus_usable": old.get("cpus_usable", old.get("cpus", 0)),
+            "memory_bytes": memory,
+            "python": old.get("python", "unknown"),
+        },
+    }
+    data["schema_version"] = 2
+    return data
+
+
 # Upgrade steps: UPGRADES[n] turns a schema-n dict into a schema-(n+1) dict.
-UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _upgrade_1_to_2}
+
+
+def memory_gib(memory_bytes: int) -> float:
+    return round(memory_bytes / 2**30 * 2) / 2
+
+
+def worst_quality(qualities: list[str]) -> str:
+    return max(qualities, key=QUALITY_ORDER.index, default="unknown")
 
 
 def upgrade(data: dict[str, Any]) -> dict[str, Any]:

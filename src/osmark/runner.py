@@ -7,20 +7,34 @@ tests come back in a Result marked complete: false (raised as RunInterrupted).
 
 from __future__ import annotations
 
+import os
+import platform
 import secrets
 import shutil
 import socket
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from osmark import __version__, engine, scoring
+from osmark import __version__, engine, scoring, sysinfo
 from osmark.catalog import Benchmark
 from osmark.kernels.build import CompilerMissing, Toolchain, find_toolchain
-from osmark.model import SCHEMA_VERSION, BenchResult, ResultFile, RunInfo, Tool
-from osmark.sysinfo import host_record, usable_cpus
+from osmark.model import (
+    SCHEMA_VERSION,
+    BenchResult,
+    Description,
+    Host,
+    Identity,
+    ResultFile,
+    RunInfo,
+    Tool,
+    memory_gib,
+    worst_quality,
+)
+from osmark.sysinfo import usable_cpus
 
 ResultCallback = Callable[[BenchResult, int, int], None]
 
@@ -48,6 +62,37 @@ def plan(benchmarks: list[Benchmark], copies: list[int]) -> list[tuple[Benchmark
     return pairs
 
 
+def host_record(toolchain: Toolchain | CompilerMissing, workdir: Path | None,
+                tags: dict[str, str] | None = None) -> Host:
+    """The host: identity (decides comparability), description, and the full info record."""
+    compiled = isinstance(toolchain, Toolchain)
+    info = sysinfo.collect_info(workdir, toolchain if compiled else None)
+    memory = sysinfo.memory_bytes()
+    return Host(
+        identity=Identity(
+            cpu_model=sysinfo.cpu_model(),
+            cpus=os.cpu_count() or 1,
+            memory_gib=memory_gib(memory),
+            kernel=platform.release(),
+            arch=platform.machine(),
+            os=sysinfo.os_name(),
+            virtualization=sysinfo.virtualization_label(info),
+            compiler=" ".join(toolchain.command) if compiled else None,
+            compiler_version=toolchain.version if compiled else None,
+            cflags=list(toolchain.cflags) if compiled else [],
+            osmark_version=__version__,
+        ),
+        description=Description(
+            hostname=socket.gethostname(),
+            cpus_usable=usable_cpus(),
+            memory_bytes=memory,
+            python=sys.version.split()[0],
+            tags=dict(tags or {}),
+        ),
+        info=info,
+    )
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -60,33 +105,36 @@ def new_run_id() -> str:
 def execute(pairs: list[tuple[Benchmark, int]], settings: engine.Settings,
             workdir: Path | None, suite: str, argv: list[str],
             on_progress: engine.ProgressCallback | None = None,
-            on_result: ResultCallback | None = None) -> ResultFile:
+            on_result: ResultCallback | None = None,
+            tags: dict[str, str] | None = None) -> ResultFile:
     try:
         toolchain: Toolchain | CompilerMissing = find_toolchain()
     except CompilerMissing as exc:
         toolchain = exc
-    result = ResultFile(
-        schema_version=SCHEMA_VERSION,
-        tool=Tool(name="osmark", version=__version__),
-        run=RunInfo(id=new_run_id(), started=_now(), ended=None, complete=False,
-                    suite=suite, argv=argv),
-        host=host_record(toolchain),
-        results=[],
-        scores=[],
-    )
     own_workdir = workdir is None
     root = Path(tempfile.mkdtemp(prefix="osmark-")) if own_workdir else workdir
     try:
-        for position, (spec, copies) in enumerate(pairs, start=1):
-            bench = engine.run_benchmark(spec, copies, toolchain, root, settings, on_progress)
-            bench.index = scoring.test_index(bench)
-            result.results.append(bench)
-            if on_result:
-                on_result(bench, position, len(pairs))
-        result.run.complete = True
-    except KeyboardInterrupt:
-        engine.kill_live_kernels()
-        raise RunInterrupted(_finish(result)) from None
+        result = ResultFile(
+            schema_version=SCHEMA_VERSION,
+            tool=Tool(name="osmark", version=__version__),
+            run=RunInfo(id=new_run_id(), started=_now(), ended=None, complete=False,
+                        suite=suite, argv=argv),
+            host=host_record(toolchain, root, tags),
+            results=[],
+            scores=[],
+        )
+        try:
+            for position, (spec, copies) in enumerate(pairs, start=1):
+                bench = engine.run_benchmark(spec, copies, toolchain, root, settings,
+                                             on_progress)
+                bench.index = scoring.test_index(bench)
+                result.results.append(bench)
+                if on_result:
+                    on_result(bench, position, len(pairs))
+            result.run.complete = True
+        except KeyboardInterrupt:
+            engine.kill_live_kernels()
+            raise RunInterrupted(_finish(result)) from None
     finally:
         if own_workdir:
             shutil.rmtree(root, ignore_errors=True)
@@ -95,5 +143,6 @@ def execute(pairs: list[tuple[Benchmark, int]], settings: engine.Settings,
 
 def _finish(result: ResultFile) -> ResultFile:
     result.run.ended = _now()
+    result.run.quality = worst_quality([r.quality for r in result.results if r.status == "ok"])
     result.scores = scoring.scores(result.results)
     return result

@@ -31,7 +31,10 @@ class Benchmark:
     suites: tuple[str, ...] = ()
     version: int = 1
     max_copies: int | None = None
-    pin: Literal["same", "cross"] | None = None
+    pin: Literal["same", "cross"] | None = None  # CPUs the kernel pins its processes to
+    # "pinned": the engine pins copy i (and all it forks) to CPU i unless --no-pin;
+    # "free": the scheduler places everything (tests that are parallel within one copy).
+    placement: Literal["pinned", "free"] = "pinned"
     env: dict[str, str] = field(default_factory=dict)
     timed: str = ""  # what is inside the timed region, for `osmark list` and the docs
 

@@ -15,7 +15,7 @@ def _cost(name: str, title: str, mode: str, timed: str, *params: str, pin=None,
     return Benchmark(
         id=f"os.{name}", title=title, category="os-cost", unit="ns", kernel="oscost",
         mode=mode, params=params, kind="latency", suites=CARD, max_copies=1, pin=pin,
-        tolerance=tolerance, timed=timed,
+        tolerance=tolerance, timed=timed, placement="free" if pin else "pinned",
     )
 
 
@@ -33,7 +33,7 @@ BENCHMARKS: list[Benchmark] = [
           "4-byte ping-pong over two pipes, processes pinned to two different CPUs",
           "{cpu_a}", "{cpu_b}", pin="cross"),
     _cost("thread-wake", "thread wake-up round trip", "thread-wake",
-          "two threads wake each other through futexes, one round trip"),
+          "two threads on one CPU wake each other through futexes, one round trip"),
     _cost("fork", "fork + exit + wait", "fork", "fork(); child _exit(0); waitpid()"),
     _cost("fork-exec", "fork + exec + wait", "fork-exec",
           "fork(); child execv() of a tiny C program; waitpid()", "{kernel:tiny}"),

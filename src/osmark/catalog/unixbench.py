@@ -36,7 +36,7 @@ def _shell(jobs: int, baseline: float | None, suites: tuple[str, ...]) -> Benchm
         id=f"ub.shell{jobs}", title=f"Shell Scripts ({jobs} concurrent)", category="shell",
         unit="lpm", kernel="looper", mode="run",
         params=("/bin/sh", "{shell}/multi.sh", str(jobs), "{shell}"),
-        scale=60.0, baseline=baseline, suites=suites, env=SHELL_ENV,
+        scale=60.0, baseline=baseline, suites=suites, env=SHELL_ENV, placement="free",
         timed=f"fork+exec+wait of one multi.sh run: {jobs} parallel jobs of sort, od, grep, "
               "tee and wc on an 8.5-KB text (LC_ALL=C)",
     )
@@ -79,7 +79,8 @@ BENCHMARKS: list[Benchmark] = [
     Benchmark(
         id="ub.context1", title="Pipe-based Context Switching", category="os", unit="lps",
         kernel="context1", mode="run", baseline=4000.0, suites=INDEX,
-        timed="one round trip of a counter between two processes over two pipes",
+        timed="one round trip of a counter between two processes over two pipes "
+              "(on one CPU when pinned)",
     ),
     Benchmark(
         id="ub.spawn", title="Process Creation", category="os", unit="lps", kernel="spawn",
