@@ -204,13 +204,21 @@ def run_command(tests: tuple[str, ...], copies: tuple[int, ...], budget: float,
     _preflight(selected, copy_counts, workdir, strict, out)
     result = _execute(pairs, settings, workdir, " ".join(names), json_path, out)
     out.print()
+    _print_results(result, out)
+    _report_end(result, json_path, out)
+
+
+def _print_results(result: model.ResultFile, out: Console) -> None:
+    """The UnixBench-shaped tables per copy count, then the cost card if the run had one."""
     for table in console.results_tables(result):
         out.print(table)
         out.print()
     if any(r.unit == "ns" for r in result.results):
         out.print(console.cost_card(result, BY_ID))
+        ratio = console.mmap_read_ratio(result)
+        if ratio:
+            out.print(ratio)
         out.print()
-    _report_end(result, json_path, out)
 
 
 def _report_end(result: model.ResultFile, json_path: Path | None, out: Console) -> None:
@@ -245,11 +253,7 @@ def costs_command(budget: float, sample_time: float, pin: bool, retake_noisy: bo
     _preflight(selected, [1], workdir, False, out)
     result = _execute(pairs, settings, workdir, "costs", json_path, out)
     out.print()
-    out.print(console.cost_card(result, BY_ID))
-    ratio = console.mmap_read_ratio(result)
-    if ratio:
-        out.print(ratio)
-    out.print()
+    _print_results(result, out)
     _report_end(result, json_path, out)
 
 
@@ -268,11 +272,7 @@ def show_command(result_file: Path) -> None:
               f"({host.identity.cpu_model}, {host.identity.virtualization}), "
               f"{result.run.started}, {state}, quality {result.run.quality}")
     out.print()
-    for table in console.results_tables(result):
-        out.print(table)
-        out.print()
-    if any(r.unit == "ns" for r in result.results):
-        out.print(console.cost_card(result, BY_ID))
+    _print_results(result, out)
 
 
 main.add_command(info_command)
