@@ -256,6 +256,8 @@ def run_benchmark(spec: Benchmark, copies: int, toolchain: Toolchain | CompilerM
         return _measure(spec, copies, binary, subs, scratch, settings, pinned, on_progress)
     except KernelError as exc:
         return _empty_result(spec, copies, "failed", str(exc))
+    except OSError as exc:  # the kernel could not be started at all (ENOEXEC, EMFILE, …)
+        return _empty_result(spec, copies, "failed", f"cannot start kernel: {exc}")
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
