@@ -33,6 +33,7 @@ from osmark.kernels.build import (
     shell_script_dir,
 )
 from osmark.model import BenchResult
+from osmark.sysinfo import usable_cpu_ids
 
 MIN_SAMPLES = 5
 MAX_SAMPLES = 300
@@ -187,14 +188,8 @@ def run_kernel(argv: list[str], copies: int, env: dict[str, str], cwd: Path | No
             _kill_group(proc)
 
 
-@dataclass
-class _Context:
-    toolchain: Toolchain
-    workdir: Path
-
-
 def _cpu_pins(spec: Benchmark) -> tuple[int, int] | str:
-    usable = sorted(os.sched_getaffinity(0))
+    usable = usable_cpu_ids()
     if spec.pin == "cross":
         if len(usable) < 2:
             return (f"only one CPU is usable by osmark (CPU {usable[0]}): a round trip "
@@ -271,7 +266,7 @@ def _measure(spec: Benchmark, copies: int, binary: Path, subs: dict[str, str],
     notify = on_progress or (lambda _p: None)
     notify(progress)
 
-    cpus = sorted(os.sched_getaffinity(0)) if pinned else None
+    cpus = usable_cpu_ids() if pinned else None
 
     def sample(iterations: int) -> list[KernelOutput]:
         return run_kernel(_argv(spec, binary, iterations, subs), copies, spec.env, cwd,

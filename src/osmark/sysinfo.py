@@ -160,8 +160,13 @@ def os_name() -> str:
         return platform.system()
 
 
+def usable_cpu_ids() -> list[int]:
+    """The CPUs this process may run on (its affinity), in order."""
+    return sorted(os.sched_getaffinity(0))
+
+
 def usable_cpus() -> int:
-    return len(os.sched_getaffinity(0))
+    return len(usable_cpu_ids())
 
 
 # -- sections --------------------------------------------------------------------------
