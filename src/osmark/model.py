@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import msgspec
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 Status = Literal["ok", "skipped", "failed"]
 # quiet: nothing else used the machine; noisy: something did (the reason names it);
@@ -35,6 +35,14 @@ class Tool(Struct):
     version: str
 
 
+class Source(Struct):
+    """Where an imported run came from (absent for runs osmark measured itself)."""
+
+    format: str  # "unixbench-text", "pts-composite"
+    file: str  # the imported file, as given
+    label: str | None = None  # the system's name in that file (PTS identifier, UB heading)
+
+
 class RunInfo(Struct):
     id: str
     started: str
@@ -43,6 +51,7 @@ class RunInfo(Struct):
     suite: str
     argv: list[str]
     quality: Quality = "unknown"  # the worst quality among the run's results
+    source: Source | None = None  # set on imported runs
 
 
 class Identity(Struct):
@@ -164,8 +173,20 @@ def _upgrade_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _upgrade_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3 added run.source, the origin of imported runs; older runs were measured."""
+    run = data.get("run")
+    if isinstance(run, dict):
+        run.setdefault("source", None)
+    data["schema_version"] = 3
+    return data
+
+
 # Upgrade steps: UPGRADES[n] turns a schema-n dict into a schema-(n+1) dict.
-UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _upgrade_1_to_2}
+UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: _upgrade_1_to_2,
+    2: _upgrade_2_to_3,
+}
 
 
 def memory_gib(memory_bytes: int) -> float:
