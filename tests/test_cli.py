@@ -33,7 +33,8 @@ def test_list_json():
 
 
 def test_help_for_every_command():
-    for command in ("list", "run", "costs", "show"):
+    for command in ("list", "run", "costs", "show", "runs", "tag", "history", "compare",
+                    "report", "import", "info", "doctor", "db"):
         result = CliRunner().invoke(main, [command, "--help"])
         assert result.exit_code == 0
         assert "Usage" in result.output

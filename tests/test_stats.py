@@ -76,7 +76,7 @@ def test_median_bootstrap_distribution_is_exact(n):
 
 
 @pytest.mark.parametrize(("seed", "n1", "n2", "shift"),
-                         [(1, 6, 6, 1.0), (2, 12, 9, 0.0), (3, 25, 30, 1.03), (4, 40, 7, 0.98),
+                         [(1, 6, 6, 1.0), (2, 12, 9, 0.95), (3, 25, 30, 1.03), (4, 40, 7, 0.98),
                           (5, 8, 8, 1.01)])
 def test_bootstrap_ratio_ci_matches_scipy(seed, n1, n2, shift):
     """Same percentile bootstrap as scipy.stats.bootstrap: the intervals agree within the

@@ -13,26 +13,24 @@ import click
 from rich.console import Console
 
 from osmark import __version__, console, doctor, engine, model, runner
-from osmark.catalog import BENCHMARKS, BY_ID, SUITE_HELP, UnknownBenchmark, resolve
+from osmark.catalog import BENCHMARKS, SUITE_HELP, UnknownBenchmark, resolve
+from osmark.cli_base import EXIT_FAILED, EXIT_INTERRUPTED, db_url, fail_usage, make_console
+from osmark.cli_compare import compare_command, report_command
 from osmark.cli_doctor import doctor as doctor_command
 from osmark.cli_doctor import print_checks
+from osmark.cli_import import import_command
 from osmark.cli_info import info as info_command
+from osmark.cli_results import (
+    db_group,
+    history_command,
+    parse_tags,
+    runs_command,
+    show_command,
+    tag_command,
+)
 from osmark.paths import results_dir
 
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 PREFLIGHT_SECONDS = 0.3  # the doctor's sampling window before a run
-
-
-def _fail_usage(message: str) -> None:
-    click.echo(f"osmark: error: {message}", err=True)
-    sys.exit(EXIT_USAGE)
-
-
-def _console() -> Console:
-    # Off a terminal (CI logs, pipes) rich would wrap tables at 80 columns.
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 120)
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:
@@ -41,12 +39,19 @@ def _raise_interrupt(signum: int, frame: object) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="osmark")
-def main() -> None:
+@click.option("--db", envvar="OSMARK_DB", default=None, metavar="URL",
+              help="The run store: an SQLite file URL (default: osmark.db in the data "
+                   "directory) or postgresql://user:password@host/dbname (needs "
+                   "`pip install 'osmark[postgres]'`). Also $OSMARK_DB.")
+@click.pass_context
+def main(ctx: click.Context, db: str | None) -> None:
     """osmark: a system benchmark suite for Linux.
 
     Measures what the operating-system layer costs and how fast this machine is, with
-    the UnixBench-compatible index and a 95 % confidence interval on every figure.
+    the UnixBench-compatible index and a 95 % confidence interval on every figure;
+    compares runs with a significance verdict, keeps their history, writes reports.
     """
+    ctx.obj = {"db": db}
 
 
 @main.command("list")
@@ -69,7 +74,7 @@ def list_command(as_json: bool) -> None:
     for row in rows:
         baseline = f"{row['baseline']:.1f}" if row["baseline"] else ""
         table.add_row(row["id"], row["title"], row["unit"], baseline, ",".join(row["suites"]))
-    out = _console()
+    out = make_console()
     out.print(table)
     out.print("\nSuites: " + "; ".join(f"[bold]{k}[/] — {v}" for k, v in SUITE_HELP.items()))
     out.print("Short names resolve: `osmark run syscall pipe` runs ub.syscall and ub.pipe.")
@@ -80,20 +85,20 @@ def _check_json_target(path: Path | None) -> None:
         return
     parent = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
-        _fail_usage(f"--json {path}: is a directory; give a file name")
+        fail_usage(f"--json {path}: is a directory; give a file name")
     if not parent.is_dir():
-        _fail_usage(f"--json {path}: directory {parent} does not exist")
+        fail_usage(f"--json {path}: directory {parent} does not exist")
     if not os.access(parent, os.W_OK):
-        _fail_usage(f"--json {path}: directory {parent} is not writable")
+        fail_usage(f"--json {path}: directory {parent} is not writable")
 
 
 def _check_workdir(workdir: Path | None) -> None:
     if workdir is None:
         return
     if not workdir.is_dir():
-        _fail_usage(f"--workdir {workdir}: not a directory; create it or choose another")
+        fail_usage(f"--workdir {workdir}: not a directory; create it or choose another")
     if not os.access(workdir, os.W_OK | os.X_OK):
-        _fail_usage(f"--workdir {workdir}: not writable by this user")
+        fail_usage(f"--workdir {workdir}: not writable by this user")
 
 
 def _preflight(selected, copies: list[int], workdir: Path | None, strict: bool,
@@ -113,29 +118,46 @@ def _preflight(selected, copies: list[int], workdir: Path | None, strict: bool,
 def _settings(budget: float, sample_time: float, pin: bool,
               retake_noisy: bool) -> engine.Settings:
     if budget <= 0:
-        _fail_usage("--budget must be a positive number of seconds")
+        fail_usage("--budget must be a positive number of seconds")
     if sample_time <= 0 or sample_time > budget:
-        _fail_usage("--sample-time must be positive and at most the --budget")
+        fail_usage("--sample-time must be positive and at most the --budget")
     return engine.Settings(budget=budget, sample_time=sample_time, pin=pin,
                            retake_noisy=retake_noisy)
 
 
 def _save(result: model.ResultFile, json_path: Path | None, out: Console) -> list[Path]:
+    """Write the result file (the source of truth), then index it in the run store."""
     saved = [model.save(result, results_dir() / f"{result.run.id}.json")]
     if json_path is not None:
         saved.append(model.save(result, json_path))
     for path in saved:
         out.print(f"Result saved: {path}", highlight=False)
+    _index(result, saved[0], out)
     return saved
 
 
-def _execute(pairs, settings, workdir, suite, json_path, out: Console) -> model.ResultFile:
+def _index(result: model.ResultFile, path: Path, out: Console) -> None:
+    from osmark.store import Store, StoreError
+
+    try:
+        store = Store(db_url())
+        try:
+            store.index_run(result, path)
+        finally:
+            store.close()
+    except StoreError as exc:
+        out.print(f"The result file is saved, but the run store could not index it ({exc}); "
+                  "`osmark db rebuild` indexes it later.", style="yellow")
+
+
+def _execute(pairs, settings, workdir, suite, json_path, out: Console,
+             tags: dict[str, str] | None = None) -> model.ResultFile:
     """Run with the live display; on interrupt save what finished and exit 130."""
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         with console.LiveDisplay(out, len(pairs)) as live:
             return runner.execute(pairs, settings, workdir, suite, sys.argv, live.progress,
-                                  live.finished)
+                                  live.finished, tags)
     except runner.RunInterrupted as stop:
         out.print("Interrupted: the kernels were stopped and their files removed.",
                   style="yellow")
@@ -182,9 +204,12 @@ def _budget_options(default_budget: float):
               metavar="FILE", help="Also write the result file here.")
 @click.option("--strict", is_flag=True,
               help="Refuse to start when the preflight (`osmark doctor`) finds a failure.")
+@click.option("--tag", "tags", multiple=True, metavar="KEY=VALUE",
+              help="Tag the run (kernel=6.12, lsm=tomoyo …); repeatable. `osmark tag` adds "
+                   "tags later.")
 def run_command(tests: tuple[str, ...], copies: tuple[int, ...], budget: float,
                 sample_time: float, pin: bool, retake_noisy: bool, workdir: Path | None,
-                json_path: Path | None, strict: bool) -> None:
+                json_path: Path | None, strict: bool, tags: tuple[str, ...]) -> None:
     """Run suites or tests (default: the index suite).
 
     TESTS are suite names (index, ub, costs, all), test ids (ub.pipe) or short
@@ -194,31 +219,19 @@ def run_command(tests: tuple[str, ...], copies: tuple[int, ...], budget: float,
     try:
         selected = resolve(names)
     except UnknownBenchmark as exc:
-        _fail_usage(str(exc))
+        fail_usage(str(exc))
     settings = _settings(budget, sample_time, pin, retake_noisy)
+    run_tags = parse_tags(tags, "--tag")
     _check_workdir(workdir)
     _check_json_target(json_path)
     copy_counts = list(copies) or runner.default_copies()
     pairs = runner.plan(selected, copy_counts)
-    out = _console()
+    out = make_console()
     _preflight(selected, copy_counts, workdir, strict, out)
-    result = _execute(pairs, settings, workdir, " ".join(names), json_path, out)
+    result = _execute(pairs, settings, workdir, " ".join(names), json_path, out, run_tags)
     out.print()
-    _print_results(result, out)
+    console.print_results(result, out)
     _report_end(result, json_path, out)
-
-
-def _print_results(result: model.ResultFile, out: Console) -> None:
-    """The UnixBench-shaped tables per copy count, then the cost card if the run had one."""
-    for table in console.results_tables(result):
-        out.print(table)
-        out.print()
-    if any(r.unit == "ns" for r in result.results):
-        out.print(console.cost_card(result, BY_ID))
-        ratio = console.mmap_read_ratio(result)
-        if ratio:
-            out.print(ratio)
-        out.print()
 
 
 def _report_end(result: model.ResultFile, json_path: Path | None, out: Console) -> None:
@@ -249,31 +262,15 @@ def costs_command(budget: float, sample_time: float, pin: bool, retake_noisy: bo
     _check_json_target(json_path)
     selected = resolve(["costs"])
     pairs = runner.plan(selected, [1])
-    out = _console()
+    out = make_console()
     _preflight(selected, [1], workdir, False, out)
     result = _execute(pairs, settings, workdir, "costs", json_path, out)
     out.print()
-    _print_results(result, out)
+    console.print_results(result, out)
     _report_end(result, json_path, out)
 
 
-@main.command("show")
-@click.argument("result_file", type=click.Path(path_type=Path))
-def show_command(result_file: Path) -> None:
-    """Print a saved result file as the run printed it."""
-    try:
-        result = model.load(result_file)
-    except model.ResultFileError as exc:
-        _fail_usage(str(exc))
-    out = _console()
-    state = "complete" if result.run.complete else "INCOMPLETE (interrupted)"
-    host = result.host
-    out.print(f"Run {result.run.id} on {host.description.hostname} "
-              f"({host.identity.cpu_model}, {host.identity.virtualization}), "
-              f"{result.run.started}, {state}, quality {result.run.quality}")
-    out.print()
-    _print_results(result, out)
-
-
-main.add_command(info_command)
-main.add_command(doctor_command)
+for command in (show_command, runs_command, tag_command, history_command, db_group,
+                compare_command, report_command, import_command, info_command,
+                doctor_command):
+    main.add_command(command)

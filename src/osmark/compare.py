@@ -110,26 +110,29 @@ def verdict_for(ratio: float, significant: bool | None) -> str:
     return SAME
 
 
-def _replicates(base: BenchResult, other: BenchResult, seed: int) -> list[float] | None:
-    """Bootstrap replicates of the performance ratio, or None without samples."""
+def _log_replicates(base: BenchResult, other: BenchResult,
+                    seed: int) -> list[float] | None:
+    """Bootstrap replicates of the log performance ratio, or None without samples."""
     if not base.samples or not other.samples:
         return None
-    raw = stats.bootstrap_ratio_replicates(base.samples, other.samples, BOOTSTRAP_REPS, seed)
-    if base.higher_is_better:
-        return raw
-    return [1.0 / r if r else math.inf for r in raw]
+    if min(base.samples) <= 0 or min(other.samples) <= 0:
+        return None  # a ratio of non-positive figures means nothing
+    raw = stats.bootstrap_log_ratios(base.samples, other.samples, BOOTSTRAP_REPS, seed)
+    return raw if base.higher_is_better else [-r for r in raw]
 
 
 def compare_pair(base: BenchResult, other: BenchResult,
                  seed: int = 0) -> tuple[Cell, list[float] | None]:
-    """The other result against the baseline: ratio, CI, p-value, verdict."""
+    """The other result against the baseline: ratio, CI, p-value, verdict; and the
+    bootstrap replicates of the log ratio (None without samples)."""
     ratio = performance_ratio(base.median or 0.0, other.median or 0.0, base.higher_is_better)
-    replicates = _replicates(base, other, seed)
+    replicates = _log_replicates(base, other, seed)
     if replicates is None:
         return Cell(other, Estimate(ratio, None, None), None, UNKNOWN), None
     low, high = stats.percentile_interval(replicates)
     _, p_value = stats.mann_whitney_u(base.samples, other.samples)
-    cell = Cell(other, Estimate(ratio, low, high), p_value, verdict_for(ratio, p_value < ALPHA))
+    cell = Cell(other, Estimate(ratio, math.exp(low), math.exp(high)), p_value,
+                verdict_for(ratio, p_value < ALPHA))
     return cell, replicates
 
 
@@ -248,12 +251,12 @@ def compare(results: list[ResultFile], refs: list[str] | None = None,
                 cell.verdict or UNKNOWN, "unknown")
             setattr(summary, counter, getattr(summary, counter) + 1)
             assert cell.estimate is not None
-            log_ratios[position] += math.log(cell.estimate.ratio)
+            log_ratios[position] += math.log(cell.estimate.ratio) \
+                if cell.estimate.ratio > 0 else -math.inf
             if replicates is None or sums is None:
                 log_sums[position] = None
             else:
-                for i, r in enumerate(replicates):
-                    sums[i] += math.log(r)
+                log_sums[position] = [a + b for a, b in zip(sums, replicates, strict=True)]
         sample = next(c.result for c in cells if c is not None)
         row = Row(key[0], key[1], sample.title, sample.unit, sample.higher_is_better, cells)
         row.flags = _row_flags(systems, cells)

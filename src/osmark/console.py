@@ -170,3 +170,18 @@ def mmap_read_ratio(result: ResultFile) -> str | None:
     times = ratio if ratio >= 1 else 1 / ratio
     return (f"mmap+touch of a cached file is {times:.2f} × {faster} than read() "
             f"({format_duration_ns(mapped.median)} vs {format_duration_ns(read.median)})")
+
+
+def print_results(result: ResultFile, out: Console) -> None:
+    """The UnixBench-shaped tables per copy count, then the cost card if the run had one."""
+    from osmark.catalog import BY_ID
+
+    for table in results_tables(result):
+        out.print(table)
+        out.print()
+    if any(r.unit == "ns" for r in result.results):
+        out.print(cost_card(result, BY_ID))
+        ratio = mmap_read_ratio(result)
+        if ratio:
+            out.print(ratio)
+        out.print()
