@@ -34,6 +34,11 @@ def _scores_text(row: RunRow) -> str:
                      if value is not None)
 
 
+def _short_time(started: str) -> str:
+    """ISO time to the minute, as a table wants it: 2026-11-30 07:06."""
+    return started[:16].replace("T", " ")
+
+
 def _tags_text(tags: dict[str, str]) -> str:
     return " ".join(f"{k}={v}" for k, v in sorted(tags.items()))
 
@@ -71,11 +76,13 @@ def runs_command(host: str | None, tags: tuple[str, ...], limit: int, fmt: str) 
         return
     table = Table(show_edge=False, pad_edge=False)
     for name in ("ID", "HOST", "STARTED", "SUITE", "INDEX", "TAGS", "COMPLETE"):
-        table.add_column(name)
+        table.add_column(name, no_wrap=name in ("ID", "STARTED", "INDEX"))
     for row in rows:
-        origin = f" ({row.tool})" if row.source_format else ""
-        table.add_row(row.id, row.host + origin, row.started, row.suite, _scores_text(row),
-                      _tags_text(row.tags), "yes" if row.complete else "NO")
+        # imported runs say which tool measured them; osmark's own say nothing extra
+        origin = f" [dim]({row.tool} {row.tool_version})[/]" if row.source_format else ""
+        table.add_row(row.id, row.host + origin, _short_time(row.started), row.suite,
+                      _scores_text(row), _tags_text(row.tags),
+                      "yes" if row.complete else "NO")
     out.print(table)
 
 
@@ -202,7 +209,7 @@ def history_command(host: str | None, test_id: str | None, copies: int, limit: i
     for entry in entries:
         value = "" if entry.value is None else console.format_number(entry.value)
         verdict = entry.verdict or ""
-        table.add_row(entry.run.id, entry.run.started, value, _change_text(entry),
+        table.add_row(entry.run.id, _short_time(entry.run.started), value, _change_text(entry),
                       f"[{VERDICT_STYLE.get(verdict, '')}]{verdict}[/]" if verdict in
                       VERDICT_STYLE else verdict,
                       _tags_text(entry.run.tags) + (f" ({entry.note})" if entry.note else ""))

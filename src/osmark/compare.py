@@ -31,6 +31,7 @@ SAME = "no significant difference"
 UNKNOWN = "unknown"
 
 Key = tuple[str, int]  # (test id, copies)
+UNSTATED = {"unknown", 0, "", None}  # identity fields an imported file did not state
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,7 @@ def _run_notes(systems: list[System]) -> list[str]:
         for name, what in (("cpu_model", "CPU model"), ("virtualization", "virtualization"),
                            ("cpus", "CPU count"), ("arch", "architecture")):
             a, b = getattr(base, name), getattr(identity, name)
-            if a != b:
+            if a != b and not {a, b} & UNSTATED:  # an import that does not say is no news
                 notes.append(f"{what} differs: {systems[0].label} {a}, {system.label} {b}")
     if any(not s.result.run.complete for s in systems):
         notes.append("incomplete run(s): " + ", ".join(

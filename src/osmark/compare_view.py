@@ -61,20 +61,20 @@ def summary_line(comparison: Comparison, position: int, summary: Summary) -> str
         return f"{label} vs {base}: no test in common."
     g = summary.geomean
     if summary.low is None or summary.high is None:
-        ci = "CI unknown: a side has no samples"
+        head = (f"{label} is {g:.3f} × as fast as {base} (significance unknown: a side has "
+                "no samples)")
     else:
         ci = f"95 % CI {summary.low:.3f}–{summary.high:.3f}"
-    if summary.verdict == FASTER:
-        head = f"{label} is {g:.3f} × as fast as {base}, {g - 1:.1%} faster"
-    elif summary.verdict == SLOWER:
-        head = f"{label} is {g:.3f} × as fast as {base}, {1 - g:.1%} slower"
-    else:
-        head = f"{label} is {g:.3f} × as fast as {base} ({summary.verdict})"
+        if summary.verdict == FASTER:
+            head = f"{label} is {g:.3f} × as fast as {base}, {g - 1:.1%} faster ({ci})"
+        elif summary.verdict == SLOWER:
+            head = f"{label} is {g:.3f} × as fast as {base}, {1 - g:.1%} slower ({ci})"
+        else:
+            head = f"{label} is {g:.3f} × as fast as {base}: {summary.verdict} ({ci})"
     counts = (f"{summary.faster} faster, {summary.slower} slower, {summary.same} no "
               f"significant difference" + (f", {summary.unknown} unknown"
                                            if summary.unknown else ""))
-    return (f"{head} ({ci}); geometric mean over the {summary.tests} tests both ran: "
-            f"{counts}.")
+    return f"{head}; geometric mean over the {summary.tests} tests both ran: {counts}."
 
 
 def grid(comparison: Comparison, percent: bool = False, terse: bool = False) -> Grid:
