@@ -16,6 +16,7 @@ from osmark.store import resolve_url
 _SESSION_ROOT = Path(tempfile.mkdtemp(prefix="osmark-tests-"))
 os.environ["OSMARK_CACHE_DIR"] = str(_SESSION_ROOT / "cache")
 os.environ["OSMARK_DATA_DIR"] = str(_SESSION_ROOT / "data")
+os.environ.pop("OSMARK_DB", None)  # never write a developer's own run store from tests
 
 
 @pytest.fixture()

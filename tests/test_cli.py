@@ -43,7 +43,7 @@ def test_help_for_every_command():
 def test_run_writes_a_valid_result(tmp_path, data_dir):
     out = tmp_path / "r.json"
     proc = osmark("run", "pipe", "syscall", "--copies", "1", "--copies", "2", *FAST,
-                  "--json", str(out))
+                  "--json", str(out), "--tag", "kernel=test")
     assert proc.returncode == 0, proc.stderr
     result = model.load(out)
     assert result.run.complete
@@ -57,6 +57,9 @@ def test_run_writes_a_valid_result(tmp_path, data_dir):
     assert "System Benchmarks Partial Index (1 copy)" in proc.stdout
     assert "Pipe Throughput" in proc.stdout
     assert f"Result saved: {out}" in proc.stdout
+    assert result.host.description.tags == {"kernel": "test"}
+    stored = json.loads(osmark("runs", "--format", "json").stdout)  # indexed on save
+    assert [(r["id"], r["tags"]) for r in stored] == [(result.run.id, {"kernel": "test"})]
 
 
 def test_costs_card(tmp_path, data_dir):

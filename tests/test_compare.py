@@ -114,8 +114,10 @@ def test_flags_for_different_tools_and_builds():
     moved = msgspec.structs.replace(a.host.identity, cpu_model="Other CPU")
     other_host = msgspec.structs.replace(a, host=msgspec.structs.replace(a.host,
                                                                           identity=moved))
-    notes = compare.compare([a, other_host]).notes
-    assert any("CPU model differs" in n for n in notes)
+    result = compare.compare([a, other_host], labels=["a", "b"])
+    assert any("CPU model differs" in n for n in result.notes)
+    grid = compare_view.grid(result)  # flagged in the table, on the system's column
+    assert grid.headers[3] == "b [1]" and grid.footnotes[0].startswith("CPU model differs")
 
 
 def test_labels_unique():

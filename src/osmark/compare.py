@@ -16,6 +16,7 @@ Nothing here prints: the views in `compare_view` render a Comparison.
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass, field
 
 from osmark import stats
@@ -94,6 +95,7 @@ class Comparison:
     rows: list[Row]
     summaries: list[Summary | None]  # None for the baseline
     notes: list[str]  # run-level differences in identity, said once
+    system_notes: list[list[str]] = field(default_factory=list)  # the same, per system
 
 
 def performance_ratio(baseline: float, other: float, higher_is_better: bool) -> float:
@@ -111,25 +113,41 @@ def verdict_for(ratio: float, significant: bool | None) -> str:
     return SAME
 
 
-def _log_replicates(base: BenchResult, other: BenchResult,
-                    seed: int) -> list[float] | None:
-    """Bootstrap replicates of the log performance ratio, or None without samples."""
-    if not base.samples or not other.samples:
-        return None
-    if min(base.samples) <= 0 or min(other.samples) <= 0:
-        return None  # a ratio of non-positive figures means nothing
-    raw = stats.bootstrap_log_ratios(base.samples, other.samples, BOOTSTRAP_REPS, seed)
-    return raw if base.higher_is_better else [-r for r in raw]
+class Draws:
+    """Bootstrap replicates of log(median) per (run, test, copies), drawn once and kept: a
+    run compared with several others, or in a history with the runs before and after it,
+    is resampled once. Seeded by run id and test, so the same files give the same CIs."""
+
+    def __init__(self) -> None:
+        self._drawn: dict[tuple[str, str, int], list[float]] = {}
+
+    def of(self, run_key: str, result: BenchResult) -> list[float] | None:
+        """None without samples, or with figures a ratio means nothing for (≤ 0)."""
+        if not result.samples or min(result.samples) <= 0:
+            return None
+        key = (run_key, result.id, result.copies)
+        drawn = self._drawn.get(key)
+        if drawn is None:
+            rng = random.Random(f"{run_key}\0{result.id}\0{result.copies}")
+            drawn = stats.bootstrap_log_medians(result.samples, BOOTSTRAP_REPS, rng)
+            self._drawn[key] = drawn
+        return drawn
 
 
-def compare_pair(base: BenchResult, other: BenchResult,
-                 seed: int = 0) -> tuple[Cell, list[float] | None]:
+def compare_pair(base: BenchResult, other: BenchResult, base_run: str = "baseline",
+                 other_run: str = "other",
+                 draws: Draws | None = None) -> tuple[Cell, list[float] | None]:
     """The other result against the baseline: ratio, CI, p-value, verdict; and the
-    bootstrap replicates of the log ratio (None without samples)."""
+    bootstrap replicates of the log performance ratio (None without samples)."""
     ratio = performance_ratio(base.median or 0.0, other.median or 0.0, base.higher_is_better)
-    replicates = _log_replicates(base, other, seed)
-    if replicates is None:
+    draws = draws or Draws()
+    if other_run == base_run:  # the same run twice still gets two independent resamplings
+        other_run += "\0again"
+    base_logs, other_logs = draws.of(base_run, base), draws.of(other_run, other)
+    if base_logs is None or other_logs is None:
         return Cell(other, Estimate(ratio, None, None), None, UNKNOWN), None
+    sign = 1.0 if base.higher_is_better else -1.0
+    replicates = [sign * (o - b) for b, o in zip(base_logs, other_logs, strict=True)]
     low, high = stats.percentile_interval(replicates)
     _, p_value = stats.mann_whitney_u(base.samples, other.samples)
     cell = Cell(other, Estimate(ratio, math.exp(low), math.exp(high)), p_value,
@@ -185,40 +203,53 @@ def _row_flags(systems: list[System], cells: list[Cell | None]) -> list[str]:
     return flags
 
 
-def _run_notes(systems: list[System]) -> list[str]:
-    """Identity differences said once for the whole comparison."""
-    notes = []
+def _system_notes(systems: list[System]) -> list[list[str]]:
+    """Per system, how its identity differs from the baseline's (none for the baseline)."""
+    out: list[list[str]] = [[]]
     base = systems[0].result.host.identity
     for system in systems[1:]:
         identity = system.result.host.identity
+        notes = []
         for name, what in (("cpu_model", "CPU model"), ("virtualization", "virtualization"),
                            ("cpus", "CPU count"), ("arch", "architecture")):
             a, b = getattr(base, name), getattr(identity, name)
             if a != b and not {a, b} & UNSTATED:  # an import that does not say is no news
                 notes.append(f"{what} differs: {systems[0].label} {a}, {system.label} {b}")
+        out.append(notes)
+    return out
+
+
+def _run_notes(systems: list[System], per_system: list[list[str]]) -> list[str]:
+    """Identity differences said once for the whole comparison."""
+    notes = [note for notes in per_system for note in notes]
     if any(not s.result.run.complete for s in systems):
         notes.append("incomplete run(s): " + ", ".join(
             s.label for s in systems if not s.result.run.complete))
     return notes
 
 
-def _pick_winner(row: Row) -> None:
+def _pick_winner(row: Row, run_keys: list[str], draws: Draws) -> None:
     present = [(i, c) for i, c in enumerate(row.cells) if c is not None]
     if len(row.cells) < 3 or len(present) < 2:
         return
     sign = 1.0 if row.higher_is_better else -1.0
     ranked = sorted(present, key=lambda ic: sign * (ic[1].result.median or 0.0), reverse=True)
-    (best, best_cell), (_, second_cell) = ranked[0], ranked[1]
+    (best, best_cell), (second, second_cell) = ranked[0], ranked[1]
     row.winner = best
-    cell, _ = compare_pair(second_cell.result, best_cell.result)
+    cell, _ = compare_pair(second_cell.result, best_cell.result, run_keys[second],
+                           run_keys[best], draws)
     row.clear_winner = cell.verdict == FASTER
 
 
 def compare(results: list[ResultFile], refs: list[str] | None = None,
-            labels: list[str] | None = None) -> Comparison:
-    """Compare results against the first one, test by test (matched on id and copies)."""
+            labels: list[str] | None = None, draws: Draws | None = None) -> Comparison:
+    """Compare results against the first one, test by test (matched on id and copies).
+    `draws` may be shared between comparisons of the same runs (a history does)."""
     if len(results) < 2:
         raise ValueError("a comparison needs at least two results")
+    draws = draws or Draws()
+    ids = [r.run.id for r in results]
+    run_keys = [i if ids.count(i) == 1 else f"{i}#{n}" for n, i in enumerate(ids)]
     names = labels_for(results, labels)
     refs = list(refs or [r.run.id for r in results])
     systems = [System(n, ref, r) for n, ref, r in zip(names, refs, results, strict=True)]
@@ -234,7 +265,7 @@ def compare(results: list[ResultFile], refs: list[str] | None = None,
         Summary(None, None, None, UNKNOWN, len(shared)) for _ in results[1:]]
     log_ratios: list[float] = [0.0] * len(results)
     rows = []
-    for seed, key in enumerate(keys):
+    for key in keys:
         base = by_system[0].get(key)
         cells: list[Cell | None] = [Cell(base) if base else None]
         for position, table in enumerate(by_system[1:], start=1):
@@ -242,7 +273,8 @@ def compare(results: list[ResultFile], refs: list[str] | None = None,
             if other is None or base is None:
                 cells.append(Cell(other) if other else None)
                 continue
-            cell, replicates = compare_pair(base, other, seed)
+            cell, replicates = compare_pair(base, other, run_keys[0], run_keys[position],
+                                            draws)
             cells.append(cell)
             summary = summaries[position]
             sums = log_sums[position]
@@ -261,7 +293,7 @@ def compare(results: list[ResultFile], refs: list[str] | None = None,
         sample = next(c.result for c in cells if c is not None)
         row = Row(key[0], key[1], sample.title, sample.unit, sample.higher_is_better, cells)
         row.flags = _row_flags(systems, cells)
-        _pick_winner(row)
+        _pick_winner(row, run_keys, draws)
         rows.append(row)
     for position in range(1, len(results)):
         summary = summaries[position]
@@ -273,4 +305,5 @@ def compare(results: list[ResultFile], refs: list[str] | None = None,
             low, high = stats.percentile_interval([math.exp(s / len(shared)) for s in sums])
             summary.low, summary.high = low, high
             summary.verdict = verdict_for(summary.geomean, low > 1.0 or high < 1.0)
-    return Comparison(systems, rows, summaries, _run_notes(systems))
+    per_system = _system_notes(systems)
+    return Comparison(systems, rows, summaries, _run_notes(systems, per_system), per_system)

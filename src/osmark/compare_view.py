@@ -82,25 +82,20 @@ def grid(comparison: Comparison, percent: bool = False, terse: bool = False) -> 
     systems = comparison.systems
     short = TERSE_VERDICTS if terse else {}
     many = len(systems) >= 3
-    headers = ["TEST", "COPIES"]
-    if percent:
-        headers += [f"{s.label} (%)" for s in systems]
-    else:
-        headers.append(f"{systems[0].label} (baseline)")
-        for system in systems[1:]:
-            headers += [system.label, "RATIO (95 % CI), VERDICT"]
-    if many:
-        headers.append("BEST")
     footnotes: list[str] = []
+
+    def mark(note: str) -> str:
+        if note not in footnotes:
+            footnotes.append(note)
+        return f" [{footnotes.index(note) + 1}]"
+
+    # A system that differs from the baseline in identity is marked where its figures are.
+    names = [s.label + "".join(mark(n) for n in notes) for s, notes in
+             zip(systems, comparison.system_notes or [[] for _ in systems], strict=True)]
     rows: list[list[str]] = []
     verdicts: list[list[str | None]] = []
     for row in comparison.rows:
-        marks = ""
-        for flag in row.flags:
-            if flag not in footnotes:
-                footnotes.append(flag)
-            marks += f" [{footnotes.index(flag) + 1}]"
-        line = [row.title + marks, str(row.copies)]
+        line = [row.title + "".join(mark(flag) for flag in row.flags), str(row.copies)]
         colour: list[str | None] = [None, None]
         for position, cell in enumerate(row.cells):
             if percent:
@@ -131,6 +126,15 @@ def grid(comparison: Comparison, percent: bool = False, terse: bool = False) -> 
             colour.append(None)
         rows.append(line)
         verdicts.append(colour)
+    headers = ["TEST", "COPIES"]
+    if percent:
+        headers += [f"{name} (%)" for name in names]
+    else:
+        headers.append(f"{names[0]} (baseline)")
+        for name in names[1:]:
+            headers += [name, "RATIO (95 % CI), VERDICT"]
+    if many:
+        headers.append("BEST")
     summary = [summary_line(comparison, i, s)
                for i, s in enumerate(comparison.summaries) if s is not None]
     if terse and not percent:
@@ -138,6 +142,11 @@ def grid(comparison: Comparison, percent: bool = False, terse: bool = False) -> 
     if many:
         summary.append("BEST: (name) = the best median, not significantly ahead of the next.")
     return Grid(headers, rows, verdicts, footnotes, summary)
+
+
+def _other_notes(comparison: Comparison, g: Grid) -> list[str]:
+    """Run-level notes not already footnoted in the table."""
+    return [note for note in comparison.notes if note not in g.footnotes]
 
 
 def rich_table(comparison: Comparison, percent: bool = False):
@@ -155,7 +164,7 @@ def rich_table(comparison: Comparison, percent: bool = False):
         table.add_row(*(Text(text, style=VERDICT_STYLE.get(colour or "", ""))
                         for text, colour in zip(line, colours, strict=True)))
     lines = [f"[{i}] {note}" for i, note in enumerate(g.footnotes, start=1)]
-    lines += comparison.notes + g.summary
+    lines += _other_notes(comparison, g) + g.summary
     return table, lines
 
 
@@ -170,7 +179,7 @@ def markdown(comparison: Comparison, percent: bool = False) -> str:
     out += [cells(line) for line in g.rows]
     out.append("")
     out += [f"[{i}] {note}  " for i, note in enumerate(g.footnotes, start=1)]
-    out += [f"{line}  " for line in comparison.notes + g.summary]
+    out += [f"{line}  " for line in _other_notes(comparison, g) + g.summary]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -54,6 +54,7 @@ def score_history(store: Store, host: str, copies: int = 1,
             if r.scores.get(copies) is not None]
     entries: list[Entry] = []
     previous: ResultFile | None = None
+    draws = compare.Draws()  # each run is resampled once, for both of its neighbours
     for position, row in enumerate(rows):
         entry = Entry(row, row.scores.get(copies))
         try:
@@ -64,7 +65,7 @@ def score_history(store: Store, host: str, copies: int = 1,
             entry.change = compare.Estimate(entry.value / entries[-1].value, None, None)
             entry.verdict = compare.UNKNOWN
             if previous is not None and current is not None:
-                summary = compare.compare([previous, current]).summaries[1]
+                summary = compare.compare([previous, current], draws=draws).summaries[1]
                 if summary is not None and summary.geomean is not None:
                     entry.change = compare.Estimate(entry.change.ratio, summary.low,
                                                     summary.high)
@@ -89,11 +90,13 @@ def single_test_history(store: Store, host: str, test_id: str, copies: int = 1,
                                             None if limit is None else limit + 1)
               if p.status == "ok" and p.median is not None]
     entries: list[Entry] = []
+    draws = compare.Draws()
     for position, point in enumerate(points):
         entry = Entry(point.run, point.median, point.ci_low, point.ci_high, point.n)
         if position:
-            cell, _ = compare.compare_pair(_as_result(points[position - 1]),
-                                           _as_result(point))
+            before = points[position - 1]
+            cell, _ = compare.compare_pair(_as_result(before), _as_result(point),
+                                           before.run.id, point.run.id, draws)
             entry.change = cell.estimate
             entry.verdict = CALLS.get(cell.verdict or "", cell.verdict)
         entries.append(entry)

@@ -90,35 +90,40 @@ def _median_bootstrap_distribution(values: Sequence[float]) -> tuple[list[float]
     """
     xs = sorted(values)
     n = len(xs)
+    combs = [math.comb(n, i) for i in range(n + 1)]
     if n % 2:
         m = (n + 1) // 2
-        cumulative = [_binomial_upper_tail(n, a / n, m) for a in range(1, n + 1)]
+        cumulative = [_binomial_upper_tail(combs, a / n, m) for a in range(1, n + 1)]
         return [float(x) for x in xs], cumulative
     m = n // 2
     support: list[float] = []
     weights: list[float] = []
-    choose = math.comb(n, m)
+    # P(N(≤a) ≥ m) and P(N(≤a) ≥ m+1) for a = 0..n, N(≤a) ~ Binomial(n, a/n)
+    tail_m = [_binomial_upper_tail(combs, a / n, m) for a in range(n + 1)]
+    tail_m1 = [_binomial_upper_tail(combs, a / n, m + 1) for a in range(n + 1)]
     for a in range(1, n + 1):
         below, at_or_below = (a - 1) / n, a / n
         # L1 = L2 = a: fewer than m draws below rank a, more than m at or below it.
-        same = (_binomial_upper_tail(n, at_or_below, m + 1) - _binomial_upper_tail(n, below, m)
-                + choose * below**m * (1 - at_or_below) ** (n - m))
-        if same > 0:
+        same = (tail_m1[a] - tail_m[a - 1]
+                + combs[m] * below**m * (1 - at_or_below) ** (n - m))
+        if same > _NEGLIGIBLE:
             support.append(float(xs[a - 1]))
             weights.append(same)
         if a == n:
             break
         # L1 = a < L2 = b: exactly m draws at or below a (not all below it), none in
         # (a, b), at least one at b.
-        exactly_m = choose * at_or_below**m * (1 - at_or_below) ** (n - m)
-        not_all_below = 1 - ((a - 1) / a) ** m
-        head = exactly_m * not_all_below
+        exactly_m = combs[m] * at_or_below**m * (1 - at_or_below) ** (n - m)
+        head = exactly_m * (1 - ((a - 1) / a) ** m)
         if head < _NEGLIGIBLE:
             continue
         above = n - a
+        power = n - m
+        previous = head  # the mass from b = a+1 on: head × ((n-a)/above)^power
         for b in range(a + 1, n + 1):
-            remaining = head * ((n - b) / above) ** (n - m)  # the mass beyond b
-            p = head * ((n - b + 1) / above) ** (n - m) - remaining
+            remaining = head * ((n - b) / above) ** power  # the mass beyond b
+            p = previous - remaining
+            previous = remaining
             if p > 0:
                 support.append((xs[a - 1] + xs[b - 1]) / 2.0)
                 weights.append(p)
@@ -132,17 +137,20 @@ def _median_bootstrap_distribution(values: Sequence[float]) -> tuple[list[float]
     return support, cumulative
 
 
-_NEGLIGIBLE = 1e-12  # probability mass below which pairs of ranks are left out
+# Probability mass below which a median value is left out: far below the 1/4096 resolution
+# of the table drawn from.
+_NEGLIGIBLE = 1e-10
 
 
-def _binomial_upper_tail(n: int, p: float, k: int) -> float:
-    """P(Binomial(n, p) ≥ k)."""
+def _binomial_upper_tail(combs: list[int], p: float, k: int) -> float:
+    """P(Binomial(n, p) ≥ k), with combs[i] = C(n, i) for i = 0..n."""
+    n = len(combs) - 1
     if k <= 0:
         return 1.0
     if k > n:
         return 0.0
     q = 1.0 - p
-    return math.fsum(math.comb(n, i) * p**i * q ** (n - i) for i in range(k, n + 1))
+    return math.fsum(combs[i] * p**i * q ** (n - i) for i in range(k, n + 1))
 
 
 # Above this many samples the exact distribution's O(n²) table costs more than resampling.
