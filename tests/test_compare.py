@@ -156,3 +156,14 @@ def test_failed_results_are_left_out():
         for r in a.results])
     row = next(r for r in compare.compare([a, failed]).rows if r.test_id == "ub.pipe")
     assert row.cells[1] is None
+
+
+def test_too_few_samples_for_the_test_is_unknown_not_no_difference():
+    """3 against 3 (PTS's default run count) can never reach p < 0.05."""
+    base = golden("schema2-index-1copy-a.json")
+    a = with_samples(base, "ub.pipe", [100.0, 101.0, 99.0])
+    b = with_samples(base, "ub.pipe", [300.0, 303.0, 297.0])
+    cell = next(r for r in compare.compare([a, b]).rows if r.test_id == "ub.pipe").cells[1]
+    assert cell.verdict == "unknown"
+    assert cell.estimate.ratio == pytest.approx(3.0)
+    assert cell.estimate.low > 2.9  # the bootstrap CI is still given

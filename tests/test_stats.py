@@ -138,3 +138,13 @@ def test_percentile_matches_numpy():
     for fraction in (0.0, 0.025, 0.5, 0.975, 1.0):
         assert stats.percentile(values, fraction) == pytest.approx(
             np.percentile(values, fraction * 100))
+
+
+@pytest.mark.parametrize(("n1", "n2", "possible"),
+                         [(3, 3, False), (3, 4, False), (4, 4, True), (2, 20, True),
+                          (1, 30, False), (0, 5, False)])
+def test_mann_whitney_can_reject(n1, n2, possible):
+    assert stats.mann_whitney_can_reject(n1, n2) is possible
+    if n1 and n2:  # the most separated samples reach exactly the smallest p-value
+        smallest = stats.mann_whitney_u(list(range(n1)), list(range(100, 100 + n2)))[1]
+        assert (smallest < 0.05) is possible

@@ -19,9 +19,13 @@ def fail_usage(message: str) -> NoReturn:
     sys.exit(EXIT_USAGE)
 
 
-def make_console() -> Console:
-    # Off a terminal (CI logs, pipes) rich would wrap tables at 80 columns.
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+def make_console(wide: bool = False) -> Console:
+    """Off a terminal (CI logs, pipes) rich would wrap tables at 80 columns: use 120, or
+    no practical limit for `wide` tables (a comparison of many systems), which read better
+    as long lines than wrapped."""
+    if sys.stdout.isatty():
+        return Console(highlight=False)
+    return Console(highlight=False, width=1000 if wide else 120)
 
 
 def db_url() -> str | None:

@@ -63,7 +63,7 @@ def compare_command(runs: tuple[str, ...], percent: bool, fmt: str,
     elif fmt == "markdown":
         click.echo(compare_view.markdown(comparison, percent), nl=False)
     else:
-        out = make_console()
+        out = make_console(wide=True)
         table, lines = compare_view.rich_table(comparison, percent)
         out.print(table)
         out.print()

@@ -6,7 +6,8 @@ PTS normalises). Per test:
 - the ratio of medians with a 95 % percentile-bootstrap CI (samples resampled independently);
 - a verdict from a two-sided Mann–Whitney U test at α = 0.05, and only when the ratio moves
   by at least 1 % (MIN_EFFECT): 'faster', 'slower' or 'no significant difference';
-  'unknown' when a side has no samples (an imported UnixBench result has one figure).
+  'unknown' when a side has no samples (an imported UnixBench result has one figure) or
+  too few for the test to ever reach α (3 against 3 PTS runs: the smallest p is 0.1).
 The summary is the geometric mean of the ratios over the tests every system ran, with a CI
 from the same bootstrap replicates, and win/loss/tie counts.
 
@@ -150,8 +151,10 @@ def compare_pair(base: BenchResult, other: BenchResult, base_run: str = "baselin
     replicates = [sign * (o - b) for b, o in zip(base_logs, other_logs, strict=True)]
     low, high = stats.percentile_interval(replicates)
     _, p_value = stats.mann_whitney_u(base.samples, other.samples)
+    # Too few samples for the test to ever reject (3 and 3, say): unknown, not "no difference".
+    testable = stats.mann_whitney_can_reject(len(base.samples), len(other.samples), ALPHA)
     cell = Cell(other, Estimate(ratio, math.exp(low), math.exp(high)), p_value,
-                verdict_for(ratio, p_value < ALPHA))
+                verdict_for(ratio, p_value < ALPHA if testable else None))
     return cell, replicates
 
 

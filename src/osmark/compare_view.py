@@ -17,7 +17,7 @@ from osmark.console import format_number
 
 TERSE_VERDICTS = {SAME: "n.s.", UNKNOWN: "?"}
 TERSE_LEGEND = ("n.s.: no significant difference (Mann–Whitney U at α = 0.05, or under 1 %); "
-                "?: unknown (a side has no samples)")
+                "?: unknown (a side has no samples, or too few for the test)")
 VERDICT_STYLE = {FASTER: "green", SLOWER: "red", SAME: "dim", UNKNOWN: ""}
 
 
@@ -61,8 +61,8 @@ def summary_line(comparison: Comparison, position: int, summary: Summary) -> str
         return f"{label} vs {base}: no test in common."
     g = summary.geomean
     if summary.low is None or summary.high is None:
-        head = (f"{label} is {g:.3f} × as fast as {base} (significance unknown: a side has "
-                "no samples)")
+        head = (f"{label} is {g:.3f} × as fast as {base} (significance unknown: a test "
+                "without samples on one side)")
     else:
         ci = f"95 % CI {summary.low:.3f}–{summary.high:.3f}"
         if summary.verdict == FASTER:

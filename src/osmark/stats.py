@@ -271,6 +271,13 @@ def _u_distribution(n1: int, n2: int) -> list[int]:
 _EXACT_U_LIMIT = 8
 
 
+def mann_whitney_can_reject(n1: int, n2: int, alpha: float = 0.05) -> bool:
+    """Whether samples this small can reach p < alpha at all: the smallest two-sided
+    p-value of the test is 2 / C(n1 + n2, n1) (complete separation, no ties). At 3 and 3
+    it is 0.1, so "no significant difference" would say nothing."""
+    return n1 > 0 and n2 > 0 and 2.0 / math.comb(n1 + n2, n1) < alpha
+
+
 def mann_whitney_u(first: Sequence[float], second: Sequence[float]) -> tuple[float, float]:
     """Two-sided Mann–Whitney U test: (U of the first sample, p-value).
 
