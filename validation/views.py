@@ -8,7 +8,10 @@ The runs are generated from a real result file (tests/golden/schema2-index-2copi
 its 24 results, six of them copied under new ids to make 30 tests, each test's samples
 scaled by a per-run factor so runs differ. Everything lives in a temporary data directory.
 
-    python validation/views.py [--runs 10000] [--repeat 7]
+    python validation/views.py [--runs 10000] [--repeat 7] [--db postgresql://…]
+
+With --db the store is that database (emptied first: give a scratch database), else a
+new SQLite file.
 """
 
 from __future__ import annotations
@@ -73,13 +76,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10_000, help="runs in the history store")
     parser.add_argument("--repeat", type=int, default=7, help="timings per command")
+    parser.add_argument("--db", default=None, help="a scratch PostgreSQL URL (default: SQLite)")
     args = parser.parse_args()
     osmark = shutil.which("osmark") or str(Path(sys.executable).parent / "osmark")
     template = model.load(GOLDEN)
     rng = random.Random(1)
     root = Path(tempfile.mkdtemp(prefix="osmark-views-"))
+    (root / "empty").mkdir()
     env = {**os.environ, "OSMARK_DATA_DIR": str(root / "data")}
     env.pop("OSMARK_DB", None)
+    db_url = args.db or f"sqlite:///{root / 'data' / 'osmark.db'}"
+    if args.db:
+        env["OSMARK_DB"] = args.db
     try:
         # compare: two runs of 30 tests
         t0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -107,13 +115,14 @@ def main() -> None:
             path.write_bytes(msgspec.json.encode(run))
             items.append((run, path))
         written = time.perf_counter() - start
-        store = Store(f"sqlite:///{root / 'data' / 'osmark.db'}")
+        store = Store(db_url)
+        if args.db:
+            store.rebuild(root / "empty")  # a scratch database starts empty
         start = time.perf_counter()
         store.index_many(items)
         store.close()
-        size = (root / "data" / "osmark.db").stat().st_size / 2**20
-        print(f"store: {args.runs} runs written in {written:.1f} s, indexed in "
-              f"{time.perf_counter() - start:.1f} s ({size:.0f} MiB)")
+        print(f"store ({store.display_url.split(':')[0]}): {args.runs} runs written in "
+              f"{written:.1f} s, indexed in {time.perf_counter() - start:.1f} s")
         for command in (["history"], ["history", "--test", "ub.pipe"],
                         ["history", "--copies", "2", "--last", "50"], ["runs"],
                         ["show", "latest"]):
