@@ -184,3 +184,17 @@ def test_cli_on_postgresql(pg_url, data_dir, monkeypatch):
     assert [e["run"] for e in data["entries"]] == [RUN_A, RUN_B]
     assert data["entries"][0]["tags"] == {"where": "pg"}
     assert osmark("compare", "latest~1", "latest").exit_code == 0
+
+
+def test_history_does_not_call_a_change_of_tool(store):
+    """An imported UnixBench run of the same host name sits in the history, uncalled."""
+    good = FIXTURES / "unixbench" / "ub6.0-vm-2cpu-subset1.txt"  # host "vm", as the runs
+    assert osmark("import", str(good)).exit_code == 0
+    entries = json.loads(osmark("history", "--format", "json").output)["entries"]
+    imported = next(i for i, e in enumerate(entries) if e["run"].startswith("ub-vm-"))
+    after = entries[imported + 1] if imported + 1 < len(entries) else None
+    neighbours = [e for e in (entries[imported], after) if e and e["change"] is not None]
+    assert neighbours  # the imported run has a neighbour in the history
+    for entry in neighbours:
+        assert entry["verdict"] == "unknown"
+        assert "not comparable" in entry["note"]

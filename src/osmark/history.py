@@ -64,7 +64,12 @@ def score_history(store: Store, host: str, copies: int = 1,
         if position and entry.value is not None and entries[-1].value:
             entry.change = compare.Estimate(entry.value / entries[-1].value, None, None)
             entry.verdict = compare.UNKNOWN
-            if previous is not None and current is not None:
+            before = entries[-1].run
+            if before.tool != row.tool:  # UnixBench's index and osmark's: not one scale
+                entry.note = entry.note or (f"measured by {row.tool} {row.tool_version}, "
+                                            f"the run before by {before.tool} "
+                                            f"{before.tool_version}: not comparable")
+            elif previous is not None and current is not None:
                 summary = compare.compare([previous, current], draws=draws).summaries[1]
                 if summary is not None and summary.geomean is not None:
                     entry.change = compare.Estimate(entry.change.ratio, summary.low,
