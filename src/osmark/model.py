@@ -9,13 +9,13 @@ Older schema versions are upgraded on load by the explicit steps in UPGRADES.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
+
+from osmark.files import write_atomically
 
 SCHEMA_VERSION = 3
 
@@ -256,16 +256,4 @@ def dumps(result: ResultFile) -> bytes:
 
 def save(result: ResultFile, path: Path | str) -> Path:
     """Write atomically: readers see the old file or the whole new one, never a part."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(dumps(result))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomically(path, dumps(result))

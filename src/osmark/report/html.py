@@ -10,8 +10,6 @@ is HTML-escaped, because hostnames and tags are whatever the user typed.
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from html import escape
@@ -23,6 +21,7 @@ import msgspec
 from osmark import __version__
 from osmark.compare import FASTER, SAME, SLOWER, Comparison, Row, compare, labels_for
 from osmark.console import ci_percent, format_number, quality_notes
+from osmark.files import write_atomically
 from osmark.model import BenchResult, ResultFile
 from osmark.report import svg
 
@@ -79,20 +78,7 @@ tr,figure,svg.chart-history{break-inside:avoid}h2{break-after:avoid}summary{colo
 
 def write_report(html: str, path: Path) -> Path:
     """Write atomically: a reader (or a browser reloading) never sees half a report."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(html)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomically(path, html.encode("utf-8"), mode=0o644)
 
 
 def build_report(results: list[ResultFile], labels: list[str] | None = None,
