@@ -12,10 +12,8 @@ from rich.text import Text
 
 from osmark import runner
 from osmark.catalog import UnknownBenchmark, resolve
+from osmark.cli_base import EXIT_FAILED, fail_usage
 from osmark.doctor import Check, failed, run_checks
-
-EXIT_FAILED = 1
-EXIT_USAGE = 2
 
 TAGS = {"ok": ("ok", "green"), "warn": ("warn", "yellow"), "fail": ("FAIL", "bold red")}
 
@@ -42,11 +40,6 @@ def print_checks(console: Console, checks: list[Check], only_problems: bool = Fa
                           highlight=False)
 
 
-def _usage_error(message: str) -> None:
-    click.echo(f"osmark: error: {message}", err=True)
-    sys.exit(EXIT_USAGE)
-
-
 @click.command("doctor", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("tests", nargs=-1)
 @click.option("--workdir", type=click.Path(path_type=Path), default=None, metavar="DIR",
@@ -67,13 +60,13 @@ def doctor(tests: tuple[str, ...], workdir: Path | None, copies: tuple[int, ...]
     try:
         selected = resolve(list(tests) or ["index"])
     except UnknownBenchmark as exc:
-        _usage_error(str(exc))
+        fail_usage(str(exc))
     if workdir is None:
         workdir = Path(tempfile.gettempdir())
     elif not workdir.exists():
-        _usage_error(f"--workdir {workdir}: does not exist; create it or choose another")
+        fail_usage(f"--workdir {workdir}: does not exist; create it or choose another")
     elif not workdir.is_dir():
-        _usage_error(f"--workdir {workdir}: not a directory; choose another")
+        fail_usage(f"--workdir {workdir}: not a directory; choose another")
     checks = run_checks(selected, list(copies) or runner.default_copies(), workdir)
     console = Console(highlight=False)
     print_checks(console, checks)

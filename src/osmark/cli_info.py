@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-EXIT_USAGE = 2
+from osmark.cli_base import fail_usage
 
 
 def _size(value: Any) -> str:
@@ -230,8 +230,7 @@ def info(as_json: bool, workdir: str | None) -> None:
     from pathlib import Path
 
     if workdir is not None and not os.path.isdir(workdir):
-        click.echo(f"osmark: error: --workdir {workdir}: not a directory", err=True)
-        sys.exit(EXIT_USAGE)
+        fail_usage(f"--workdir {workdir}: not a directory")
 
     from osmark.sysinfo import collect_info
 
