@@ -5,6 +5,7 @@ import json
 import shutil
 from pathlib import Path
 
+import msgspec
 import pytest
 from click.testing import CliRunner
 
@@ -198,3 +199,20 @@ def test_history_does_not_call_a_change_of_tool(store):
     for entry in neighbours:
         assert entry["verdict"] == "unknown"
         assert "not comparable" in entry["note"]
+
+
+def test_history_does_not_call_a_partial_index_against_a_full_one(store):
+    """`osmark run pipe spawn` gives a partial index: another average, not a change."""
+    full = model.load(store / "results" / "schema2-index-2copies.json")
+    partial = msgspec.structs.replace(
+        full, run=msgspec.structs.replace(full.run, id="partial-run",
+                                          started="2026-11-30T08:00:00+00:00"),
+        results=[r for r in full.results if r.id in ("ub.pipe", "ub.spawn")],
+        scores=[model.Score(copies=1, index=900.0, partial=True, tests=2)])
+    model.save(partial, store / "results" / "partial-run.json")
+    assert osmark("db", "rebuild").exit_code == 0
+    last = json.loads(osmark("history", "--format", "json").output)["entries"][-1]
+    assert last["run"] == "partial-run"
+    assert last["verdict"] == "unknown" and last["change_low"] is None
+    assert "other tests (2 here, 12 before)" in last["note"]
+    assert "not comparable" in osmark("history").output

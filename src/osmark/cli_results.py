@@ -198,21 +198,24 @@ def history_command(host: str | None, test_id: str | None, copies: int, limit: i
             "verdict": e.verdict, "tags": e.run.tags, "note": e.note} for e in entries]},
             indent=2))
         return
-    out = make_console()
+    out = make_console(wide=True)
     if not entries:
         out.print(f"No runs of {chosen} with a {what}.")
         return
     table = Table(show_edge=False, pad_edge=False, title_justify="left",
                   title=f"{chosen}: {what}, oldest first")
-    for name in ("RUN", "STARTED", "VALUE", "CHANGE (95 % CI)", "VERDICT", "TAGS"):
-        table.add_column(name, justify="right" if name in ("VALUE",) else "left")
+    notes = any(entry.note for entry in entries)
+    for name in ("RUN", "STARTED", "VALUE", "CHANGE (95 % CI)", "VERDICT", "TAGS") + (
+            ("NOTE",) if notes else ()):
+        table.add_column(name, justify="right" if name == "VALUE" else "left",
+                         no_wrap=name != "NOTE")
     for entry in entries:
         value = "" if entry.value is None else console.format_number(entry.value)
         verdict = entry.verdict or ""
-        table.add_row(entry.run.id, _short_time(entry.run.started), value, _change_text(entry),
-                      f"[{VERDICT_STYLE.get(verdict, '')}]{verdict}[/]" if verdict in
-                      VERDICT_STYLE else verdict,
-                      _tags_text(entry.run.tags) + (f" ({entry.note})" if entry.note else ""))
+        style = VERDICT_STYLE.get(verdict)
+        row = [entry.run.id, _short_time(entry.run.started), value, _change_text(entry),
+               f"[{style}]{verdict}[/]" if style else verdict, _tags_text(entry.run.tags)]
+        table.add_row(*row, *([entry.note or ""] if notes else []))
     out.print(table)
 
 

@@ -47,6 +47,10 @@ def _index_part(result: ResultFile, copies: int) -> ResultFile:
     return msgspec.structs.replace(result, results=kept)
 
 
+def _index_tests(result: ResultFile) -> set[str]:
+    return {r.id for r in result.results if r.status == "ok" and r.median is not None}
+
+
 def score_history(store: Store, host: str, copies: int = 1,
                   limit: int | None = 20) -> list[Entry]:
     """The overall index at `copies` of the host's last `limit` runs, oldest first."""
@@ -69,6 +73,12 @@ def score_history(store: Store, host: str, copies: int = 1,
                 entry.note = entry.note or (f"measured by {row.tool} {row.tool_version}, "
                                             f"the run before by {before.tool} "
                                             f"{before.tool_version}: not comparable")
+            elif previous is not None and current is not None \
+                    and _index_tests(previous) != _index_tests(current):
+                # A partial index over other tests is another average: no call, say why.
+                entry.note = entry.note or (
+                    f"index over other tests ({len(_index_tests(current))} here, "
+                    f"{len(_index_tests(previous))} before): not comparable")
             elif previous is not None and current is not None:
                 summary = compare.compare([previous, current], draws=draws).summaries[1]
                 if summary is not None and summary.geomean is not None:
