@@ -74,7 +74,8 @@ def summary_line(comparison: Comparison, position: int, summary: Summary) -> str
     counts = (f"{summary.faster} faster, {summary.slower} slower, {summary.same} no "
               f"significant difference" + (f", {summary.unknown} unknown"
                                            if summary.unknown else ""))
-    return f"{head}; geometric mean over the {summary.tests} tests both ran: {counts}."
+    tests = "the one test" if summary.tests == 1 else f"the {summary.tests} tests"
+    return f"{head}; geometric mean over {tests} both ran: {counts}."
 
 
 def grid(comparison: Comparison, percent: bool = False, terse: bool = False) -> Grid:
