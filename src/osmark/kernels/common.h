@@ -16,7 +16,11 @@
  * and check is a value derived from the work (it keeps the optimiser from
  * deleting the loop, and lets a test see that the work happened).
  *
- * Exit status: 0 ok, 1 runtime failure (message on stderr), 2 bad usage.
+ * A kernel whose figure is not ops/seconds (a latency percentile, a duration) adds
+ * "value": X to the line; the spec's kind "reported" uses it.
+ *
+ * Exit status: 0 ok, 1 runtime failure (message on stderr), 2 bad usage,
+ * 3 not supported on this system (the reason on stderr's last line: a skip).
  */
 #ifndef OSMARK_COMMON_H
 #define OSMARK_COMMON_H
@@ -52,6 +56,17 @@ static void osm_die(const char *fmt, ...)
         fprintf(stderr, ": %s", strerror(saved));
     fputc('\n', stderr);
     exit(1);
+}
+
+/* This system cannot run the kernel (io_uring blocked, ...): the result is a skip. */
+static void osm_unsupported(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(3);
 }
 
 static void osm_usage(const char *usage)
