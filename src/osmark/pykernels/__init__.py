@@ -9,8 +9,9 @@ stdin; the timed region is the loop only; the result is one JSON line
 {"ops": N, "seconds": S, "check": C[, "value": X]}. Exit status: 0 ok, 1 failure,
 2 bad usage, 3 not supported here (the reason on stderr).
 
-A kernel is a function (mode, iterations, params) -> Report, registered in KERNELS as
-"module:function" and imported only when run.
+NAME is "module.function" in this package (`cpu.compress` is osmark.pykernels.cpu's
+`compress`): a function (mode, iterations, params) -> Report, imported only when run.
+A spec names it as kernel="py:cpu.compress".
 """
 
 from __future__ import annotations
@@ -22,10 +23,6 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-
-# NAME -> "module:function" in this package.
-KERNELS: dict[str, str] = {}
-
 
 @dataclass
 class Report:
@@ -67,11 +64,15 @@ def timed(loop: Callable[[], int], iterations: int) -> tuple[int, float]:
 
 
 def _resolve(name: str) -> Callable[[str, int, list[str]], Report]:
-    target = KERNELS.get(name)
-    if target is None:
-        raise Usage(f"unknown Python kernel {name!r}; known: {', '.join(sorted(KERNELS))}")
-    module, _, function = target.partition(":")
-    return getattr(importlib.import_module(f"osmark.pykernels.{module}"), function)
+    module, _, function = name.rpartition(".")
+    try:
+        found = getattr(importlib.import_module(f"osmark.pykernels.{module}"), function)
+    except (ImportError, AttributeError, ValueError):
+        raise Usage(f"unknown Python kernel {name!r} (expected MODULE.FUNCTION of "
+                    "osmark.pykernels)") from None
+    if not callable(found):
+        raise Usage(f"unknown Python kernel {name!r}")
+    return found
 
 
 def main(argv: list[str]) -> int:
