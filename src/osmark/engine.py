@@ -51,6 +51,7 @@ class Settings:
     kernel_timeout: float = 60.0  # a kernel process still running past this is killed
     pin: bool = True  # pin copy i to CPU i (tests whose placement is "pinned")
     retake_noisy: bool = False  # discard samples taken while the machine was noisy
+    with_reference: bool = False  # also run the standard tool (fio, iperf3, perf bench)
 
 
 @dataclass
@@ -88,6 +89,7 @@ class KernelOutput:
     seconds: float
     check: int
     value: float | None = None  # the kernel's own figure, for kind "reported"
+    details: dict = field(default_factory=dict)  # any other keys: how it measured
 
 
 # Kernel processes alive right now, so an interrupt can kill every one of them.
@@ -149,8 +151,10 @@ def _parse_output(stdout: bytes) -> KernelOutput:
             if ops < 1 or not seconds > 0:
                 raise KernelError(f"kernel reported ops={ops}, seconds={seconds}")
             value = data.get("value")
+            details = {k: v for k, v in data.items()
+                       if k not in ("ops", "seconds", "check", "value")}
             return KernelOutput(ops, seconds, int(data.get("check", 0)),
-                                None if value is None else float(value))
+                                None if value is None else float(value), details)
     raise KernelError("kernel printed no result line")
 
 
@@ -284,7 +288,13 @@ def run_benchmark(spec: Benchmark, copies: int, toolchain: Toolchain | CompilerM
         subs["workdir"] = str(scratch)
     try:
         pinned = settings.pin and spec.placement == "pinned"
-        return _measure(spec, copies, program, subs, scratch, settings, pinned, on_progress)
+        result = _measure(spec, copies, program, subs, scratch, settings, pinned,
+                          on_progress)
+        if settings.with_reference:
+            from osmark.references import run_reference
+
+            result.reference = run_reference(spec, scratch or workdir, copies)
+        return result
     except KernelUnsupported as exc:
         return _empty_result(spec, copies, "skipped", str(exc))
     except KernelError as exc:
@@ -327,6 +337,7 @@ def _measure(spec: Benchmark, copies: int, program: list[str], subs: dict[str, s
     values: list[float] = []
     noises: list[monitor.SampleNoise] = []
     retaken = 0
+    details: dict = {}
     watch = monitor.SampleMonitor()
     converged = False
     ci = None
@@ -335,6 +346,7 @@ def _measure(spec: Benchmark, copies: int, program: list[str], subs: dict[str, s
         watch.begin()
         outputs = sample(iterations)
         noise = watch.end()
+        details = outputs[0].details
         sample_wall = time.monotonic() - before
         if settings.retake_noisy and noise.noisy:
             retaken += 1
@@ -374,6 +386,7 @@ def _measure(spec: Benchmark, copies: int, program: list[str], subs: dict[str, s
     result.converged = converged
     result.pinned = pinned
     result.samples = values
+    result.details = details
     result.ops_per_sample = iterations
     result.seconds = round(time.monotonic() - started, 3)
     return result

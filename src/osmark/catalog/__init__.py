@@ -47,6 +47,7 @@ class Benchmark:
     requires: tuple[str, ...] = ()
     writes_bytes: int = 0  # the most one copy writes in the workdir (free-space check)
     note: str = ""  # a rule the output must state (STREAM's byte counting, O_DIRECT …)
+    reference: str | None = None  # "MODULE:FUNCTION" in osmark.references: the standard tool
 
     @property
     def higher_is_better(self) -> bool:
@@ -93,16 +94,36 @@ BENCHMARKS: list[Benchmark] = _all()
 BY_ID: dict[str, Benchmark] = {b.id: b for b in BENCHMARKS}
 
 SUITE_HELP: dict[str, str] = {
+    "quick": "a first look in about a minute: a few representative tests of each area",
     "index": "the 12 tests of UnixBench's System Benchmarks Index",
+    "full": "everything",
+    "os": "what the operating system costs: the cost card and io_uring batching",
+    "memory": "STREAM bandwidth, load latency by working-set size, memcpy by block size",
+    "storage": "the --workdir's disk: sequential and random I/O, fsync, small files, SQLite",
+    "cpu": "compression, hashing, crypto, scheduler stress, a parallel build, FFT, matmul",
+    "network": "loopback TCP and UDP: throughput, latency, connection rate, packet rate",
     "ub": "every UnixBench-compatible test, index and non-index",
     "costs": "the OS cost card (also `osmark costs`)",
-    "all": "everything",
+    "all": "everything (the same as full)",
 }
+
+# Per-test time budget (seconds) when a run names only these suites and no --budget: the
+# big suites trade a little precision for finishing in their promised time.
+SUITE_BUDGET: dict[str, float] = {"quick": 2.5, "full": 4.0, "all": 4.0}
+DEFAULT_BUDGET = 10.0
+
+
+def budget_for(names: list[str]) -> float:
+    """The default --budget for a run of these suites/tests: the smallest suite budget."""
+    budgets = [SUITE_BUDGET[n] for n in names if n in SUITE_BUDGET]
+    return min(budgets) if budgets else DEFAULT_BUDGET
 
 
 def suite_members(name: str) -> list[Benchmark]:
-    if name == "all":
+    if name in ("all", "full"):
         return list(BENCHMARKS)
+    if name == "os":  # the cost card belongs to the OS area too
+        return [b for b in BENCHMARKS if "os" in b.suites or "costs" in b.suites]
     return [b for b in BENCHMARKS if name in b.suites]
 
 
