@@ -127,9 +127,17 @@ def _await_ready(proc: subprocess.Popen, deadline: float) -> bytes:
         chunk = os.read(fd, 4096)
         if not chunk:
             _, err = proc.communicate()
-            raise KernelError(_failure_text(proc.returncode, err))
+            _raise_for_exit(proc.returncode, err)
         buffer += chunk
     return buffer.split(b"ready\n", 1)[1]
+
+
+def _raise_for_exit(returncode: int | None, stderr: bytes) -> None:
+    """A kernel that ended without a result: unsupported here (exit 3, a skip) or failed."""
+    if returncode == EXIT_UNSUPPORTED:
+        lines = stderr.decode(errors="replace").strip().splitlines()
+        raise KernelUnsupported(lines[-1] if lines else "not supported on this system")
+    raise KernelError(_failure_text(returncode, stderr))
 
 
 def _failure_text(returncode: int | None, stderr: bytes) -> str:
@@ -197,11 +205,8 @@ def run_kernel(argv: list[str], copies: int, env: dict[str, str], cwd: Path | No
             except subprocess.TimeoutExpired:
                 raise KernelError(f"kernel timed out after {timeout:.0f} s and was killed") \
                     from None
-            if proc.returncode == EXIT_UNSUPPORTED:
-                raise KernelUnsupported(err.decode(errors="replace").strip().splitlines()[-1]
-                                        if err.strip() else "not supported on this system")
             if proc.returncode != 0:
-                raise KernelError(_failure_text(proc.returncode, err))
+                _raise_for_exit(proc.returncode, err)
             outputs.append(_parse_output(leftover + out))
         return outputs
     finally:
