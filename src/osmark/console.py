@@ -230,10 +230,22 @@ def measurement_notes(result: ResultFile, specs: dict[str, Benchmark]) -> list[s
                               if r.id in specs and specs[r.id].note):
         lines.append(note)
     for r in result.results:
-        if r.status == "ok" and r.details:
-            said = ", ".join(f"{k}={v}" for k, v in r.details.items())
-            lines.append(f"{r.id} ×{r.copies}: {said}")
+        said = [text for key, value in r.details.items()
+                if (text := _detail_text(key, value)) is not None] if r.status == "ok" else []
+        if said:
+            lines.append(f"{r.id} ×{r.copies}: {'; '.join(said)}")
     return lines
+
+
+def _detail_text(key: str, value: object) -> str | None:
+    """The kernel details a reader must see (the rest stay in the result file)."""
+    if key == "direct" and value in (0, False):
+        return "the filesystem refused O_DIRECT: buffered I/O with fsync (page cache involved)"
+    if key == "engine" and value != "io_uring":
+        return f"queue depth served by {value}, not io_uring"
+    if key == "lost" and value:
+        return f"{value} datagrams lost"
+    return None
 
 
 def print_results(result: ResultFile, out: Console) -> None:

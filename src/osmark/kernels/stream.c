@@ -12,10 +12,14 @@
  *               each allocate their own arrays, so together they also cover
  *               every last-level cache of the machine.
  *
- * Set-up (untimed): three separate mmap'd arrays a, b, c of N = ARRAY_SIZE / 8
- * doubles (pages as the system's THP policy gives them; no madvise), every
- * element written (a = 1, b = 2, c = 3), so all pages are faulted in and
- * every line has been touched before the start barrier.
+ * Set-up (untimed): three arrays a, b, c of N = ARRAY_SIZE / 8 doubles in one
+ * page-aligned anonymous mapping, each starting 4 KiB after the end of the one
+ * before (as STREAM's OFFSET, and as malloc() happens to place them: no two
+ * arrays a multiple of a large power of two apart, which would make them
+ * collide in address-indexed caches and predictors); pages as the system's
+ * THP policy gives them (no madvise). Every element is written (a = 1, b = 2,
+ * c = 3), so all pages are faulted in and every line has been touched before
+ * the start barrier.
  *
  * One op batch = one pass over the arrays, j = 0 .. N-1, with q = 3.0:
  *   copy   c[j] = a[j]              counted 2 x 8 bytes per element
@@ -30,6 +34,9 @@
  * bytes once and the write-allocate read of a stored line is not counted.
  * Unlike STREAM, the figure is the mean over the sample's passes (the engine
  * takes the median of samples), not the best of 10 passes.
+ *
+ * When the three arrays exceed MemAvailable the kernel exits 3 (a skip, with
+ * the reason) instead of pushing the machine into swap or the OOM killer.
  *
  * After the timed loop (untimed) a strided sample of the destination array
  * is checked against the expected value; a mismatch is a failure (exit 1).
@@ -47,6 +54,7 @@
 #define FALLBACK_LLC (32ull << 20)
 #define MIN_ELEMENTS 1024ull
 #define SCALAR 3.0
+#define ARRAY_GAP 4096u /* bytes between the end of one array and the next */
 
 /* Keeps Copy an element loop: gcc would turn it into memcpy() (which may use
  * non-temporal stores), clang likewise through its loop-idiom pass. */
@@ -137,11 +145,17 @@ static unsigned long long mem_available(void)
     return kib * 1024ull;
 }
 
-static double *map_array(size_t bytes)
+/* One mapping for the three arrays, each ARRAY_GAP bytes after the end of the one
+ * before (STREAM's OFFSET): arrays a multiple of a large power of two apart make a[j],
+ * b[j] and c[j] collide in address-indexed structures (cache sets, AMD's L1 way
+ * predictor, TLB sets) and cost bandwidth that has nothing to do with memory. */
+static double *map_arrays(size_t array_bytes, size_t *stride, size_t *total)
 {
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    *stride = array_bytes + ARRAY_GAP;
+    *total = 3 * *stride;
+    void *p = mmap(NULL, *total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
-        osm_die("stream: mmap of %zu bytes", bytes);
+        osm_die("stream: mmap of %zu bytes", *total);
     return p;
 }
 
@@ -211,9 +225,11 @@ int main(int argc, char **argv)
                         "available memory: free memory or run fewer copies",
                         array_bytes >> 20, avail >> 20);
 
-    double *a = map_array(array_bytes);
-    double *b = map_array(array_bytes);
-    double *c = map_array(array_bytes);
+    size_t stride, total;
+    char *base = (char *)map_arrays(array_bytes, &stride, &total);
+    double *a = (double *)base;
+    double *b = (double *)(base + stride);
+    double *c = (double *)(base + 2 * stride);
     for (size_t j = 0; j < n; j++) {
         a[j] = 1.0;
         b[j] = 2.0;
@@ -260,8 +276,6 @@ int main(int argc, char **argv)
     snprintf(extra, sizeof extra, ", \"bytes_per_array\": %zu", array_bytes);
     osm_report(iterations * (long long)(words * sizeof(double)) * (long long)n, t1 - t0,
                (uint64_t)sum, extra);
-    munmap(a, array_bytes);
-    munmap(b, array_bytes);
-    munmap(c, array_bytes);
+    munmap(base, total);
     return 0;
 }
