@@ -78,7 +78,7 @@ def _memcpy(block: str) -> Benchmark:
     return Benchmark(
         id=f"mem.memcpy.{block.lower()}", title=f"memcpy, {_size_label(block)} blocks",
         category="memory", unit="MB/s", kernel="memcpy", mode="run", params=(block,),
-        kind="rate", scale=1e-6, max_copies=1, suites=AREA,
+        kind="rate", scale=1e-6, max_copies=1, suites=AREA, reference="memory:memcpy",
         note="bytes copied, each counted once (as perf bench mem memcpy)",
         timed=f"memcpy() of {_size_label(block)} between the same two buffers of that size "
               "(as `perf bench mem memcpy`): a block whose two buffers fit a cache is "
