@@ -15,16 +15,23 @@
  * One op, per mode, and exactly what lies inside the timed region (between the
  * two osm_now_ns() reads; listen, fork, connect and buffer set-up are outside):
  *
- *   tcp-stream LEN       one write() of a LEN-byte buffer (iperf3's default
+ *   tcp-stream LEN WARMUP_MS
+ *                        one write() of a LEN-byte buffer (iperf3's default
  *                        length is 131072) on one connected TCP socket with
  *                        default buffer sizes; the server read()s with the
- *                        same length and counts. Timed: all ITERATIONS
- *                        writes, then shutdown(SHUT_WR) and the wait for the
- *                        server's 8-byte reply, which it sends only after it
- *                        has read everything up to EOF -- so the figure is
- *                        bytes delivered to the receiving process, not bytes
- *                        queued. The reply carries the byte count, which must
- *                        equal ITERATIONS * LEN.
+ *                        same length and counts. Set-up (untimed): the client
+ *                        streams for WARMUP_MS ms (0: none), tells the server
+ *                        on a pipe how many bytes that was, and waits for its
+ *                        one-byte ack, sent once it has read them all -- so
+ *                        the timed region starts on a connection whose
+ *                        receive buffer has grown (tcp_rmem autotuning) with
+ *                        empty queues. Timed: all ITERATIONS writes, then
+ *                        shutdown(SHUT_WR) and the wait for the server's
+ *                        8-byte reply, which it sends only after it has read
+ *                        everything up to EOF -- so the figure is bytes
+ *                        delivered to the receiving process, not bytes
+ *                        queued. The reply carries the count of bytes read
+ *                        after the warm-up: it must be ITERATIONS * LEN.
  *   tcp-rr BATCH SIZE PCT
  *                        one op = BATCH round trips on one TCP connection
  *                        (TCP_NODELAY on both ends): write SIZE bytes, the
@@ -78,9 +85,11 @@
 
 #define USAGE                                                                   \
     "net MODE ITERATIONS PARAM... [CPU_CLIENT CPU_SERVER]\n"                    \
-    "  MODE: tcp-stream LEN | tcp-rr BATCH SIZE PCT | tcp-connect | udp-pps SIZE\n" \
-    "  LEN 1..67108864 bytes, BATCH 1..10000000, SIZE 1..65507 (tcp-rr: 1..1048576),\n" \
-    "  PCT 0 < p <= 100, CPU numbers >= 0 (both or neither)"
+    "  MODE: tcp-stream LEN WARMUP_MS | tcp-rr BATCH SIZE PCT | tcp-connect\n"     \
+    "        | udp-pps SIZE\n"                                                       \
+    "  LEN 1..67108864 bytes, WARMUP_MS 0..60000, BATCH 1..10000000,\n"             \
+    "  SIZE 1..65507 (tcp-rr: 1..1048576), PCT 0 < p <= 100,\n"                     \
+    "  CPU numbers >= 0 (both or neither)"
 
 #define UDP_MAX 65507
 #define END_RETRY_NS 200000L
@@ -299,10 +308,43 @@ static unsigned char *alloc_buffer(size_t len)
 /* tcp-stream                                                          */
 
 static size_t stream_len;
+static long long stream_warmup_ms;
 
-static int stream_server(int lfd, int unused)
+/* The warm-up: reads until the client says (on the pipe) how many bytes it sent
+ * before the timed region and all of them are read, then acknowledges with one
+ * byte, so that the timed region starts with empty queues on a warm connection. */
+static void stream_server_warmup(int fd, int warm_fd, unsigned char *buf)
 {
-    (void)unused;
+    uint64_t got = 0, target = UINT64_MAX;
+    struct pollfd pfd[2] = {{.fd = fd, .events = POLLIN}, {.fd = warm_fd, .events = POLLIN}};
+    while (got < target) {
+        if (poll(pfd, target == UINT64_MAX ? 2 : 1, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            server_fail("poll");
+        }
+        if (target == UINT64_MAX && pfd[1].revents) {
+            if (read_full(warm_fd, &target, sizeof(target)) != 0)
+                server_fail("read of the warm-up byte count");
+        }
+        if (pfd[0].revents) {
+            ssize_t r = read(fd, buf, stream_len);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                server_fail("read during the warm-up");
+            got += (uint64_t)r;
+        }
+    }
+    if (got != target)
+        server_fail("read past the warm-up");
+    unsigned char ack = 'W';
+    if (write_full(fd, &ack, 1) != 0)
+        server_fail("write of the warm-up ack");
+}
+
+static int stream_server(int lfd, int warm_fd)
+{
     int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
     if (fd < 0)
         server_fail("accept");
@@ -310,6 +352,9 @@ static int stream_server(int lfd, int unused)
     unsigned char *buf = malloc(stream_len);
     if (!buf)
         server_fail("malloc");
+    if (stream_warmup_ms > 0)
+        stream_server_warmup(fd, warm_fd, buf);
+    close(warm_fd);
     uint64_t total = 0;
     for (;;) {
         ssize_t r = read(fd, buf, stream_len);
@@ -327,15 +372,40 @@ static int stream_server(int lfd, int unused)
     return 0;
 }
 
-static void run_tcp_stream(long long n, size_t len)
+/* Streams for warmup_ms, then waits until the server has read all of it. */
+static void stream_client_warmup(int fd, int warm_fd, const unsigned char *buf, size_t len)
+{
+    uint64_t sent = 0;
+    uint64_t until = osm_now_ns() + (uint64_t)stream_warmup_ms * 1000000ull;
+    do {
+        if (write_full(fd, buf, len) != 0)
+            osm_die("net tcp-stream: write during the warm-up");
+        sent += len;
+    } while (osm_now_ns() < until);
+    if (write_full(warm_fd, &sent, sizeof(sent)) != 0)
+        osm_die("net tcp-stream: write of the warm-up byte count");
+    unsigned char ack = 0;
+    if (read_full(fd, &ack, 1) != 0 || ack != 'W')
+        osm_die("net tcp-stream: no warm-up ack from the server");
+}
+
+static void run_tcp_stream(long long n, size_t len, long long warmup_ms)
 {
     struct sockaddr_in addr;
     int lfd = tcp_listener(&addr);
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) != 0)
+        osm_die("net tcp-stream: pipe");
     stream_len = len;
-    start_server(lfd, -1, stream_server);
+    stream_warmup_ms = warmup_ms;
+    start_server(lfd, pfd[0], stream_server);
     close(lfd);
+    close(pfd[0]);
     int fd = tcp_connect(&addr, 0);
     unsigned char *buf = alloc_buffer(len);
+    if (warmup_ms > 0)
+        stream_client_warmup(fd, pfd[1], buf, len);
+    close(pfd[1]);
 
     osm_ready();
     uint64_t t0 = osm_now_ns();
@@ -671,11 +741,14 @@ int main(int argc, char **argv)
     if (strcmp(mode, "tcp-stream") == 0) {
         if (argc < 4)
             osm_usage(USAGE);
-        parse_cpus(argc, argv, 4);
+        if (argc < 5)
+            osm_usage(USAGE);
+        parse_cpus(argc, argv, 5);
         size_t len = (size_t)parse_ll(argv[3], 1, 64ll * 1024 * 1024);
+        long long warmup_ms = parse_ll(argv[4], 0, 60000);
         if ((unsigned long long)n > UINT64_MAX / len)
             osm_usage(USAGE);
-        run_tcp_stream(n, len);
+        run_tcp_stream(n, len, warmup_ms);
     } else if (strcmp(mode, "tcp-rr") == 0) {
         if (argc < 6)
             osm_usage(USAGE);
