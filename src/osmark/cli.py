@@ -14,7 +14,15 @@ import click
 from rich.console import Console
 
 from osmark import __version__, console, doctor, engine, model, runner
-from osmark.catalog import BENCHMARKS, SUITE_HELP, UnknownBenchmark, budget_for, resolve
+from osmark.catalog import (
+    BENCHMARKS,
+    SUITE_BUDGET,
+    SUITE_HELP,
+    UnknownBenchmark,
+    budget_for,
+    resolve,
+    sample_time_for,
+)
 from osmark.cli_base import EXIT_FAILED, EXIT_INTERRUPTED, db_url, fail_usage, make_console
 from osmark.cli_compare import compare_command, report_command
 from osmark.cli_doctor import doctor as doctor_command
@@ -214,12 +222,18 @@ def _execute(pairs, settings, workdir, suite, json_path, out: Console,
         signal.signal(signal.SIGTERM, previous)
 
 
-def _budget_options(default_budget: float):
+def _budget_options(default_budget: float | None):
+    """The sampling options; with default_budget None the defaults follow the suites run."""
+    per_suite = default_budget is None
+    suite_budgets = ", ".join(f"{v:g} for {k}" for k, v in SUITE_BUDGET.items() if k != "all")
+
     def decorate(func):
         func = click.option(
-            "--sample-time", type=float, default=engine.Settings.sample_time,
-            show_default=True, metavar="SECONDS",
-            help="How long one sample's timed loop aims to run.")(func)
+            "--sample-time", type=float,
+            default=None if per_suite else engine.Settings.sample_time,
+            show_default=not per_suite, metavar="SECONDS",
+            help="How long one sample's timed loop aims to run"
+                 + (" (default: 0.25; 0.1 for quick)." if per_suite else "."))(func)
         func = click.option(
             "--retake-noisy", is_flag=True,
             help="Discard samples taken while another process used the CPU (or the "
@@ -230,12 +244,11 @@ def _budget_options(default_budget: float):
                  "does not vary from sample to sample; --no-pin leaves placement to the "
                  "scheduler, as UnixBench does. Shell tests are never pinned.")(func)
         func = click.option(
-            "--budget", type=float, default=default_budget,
-            show_default=default_budget is not None, metavar="SECONDS",
+            "--budget", type=float, default=default_budget, show_default=not per_suite,
+            metavar="SECONDS",
             help="Most wall time per test and copy count; a test that has not reached its "
                  "CI target by then is reported with converged: false"
-                 + ("." if default_budget is not None else
-                    " (default: 10; 4 for full, 2.5 for quick)."))(func)
+                 + (f" (default: 10; {suite_budgets})." if per_suite else "."))(func)
         return func
     return decorate
 
@@ -262,7 +275,7 @@ def _budget_options(default_budget: float):
               help="Tag the run (kernel=6.12, lsm=tomoyo …); repeatable. `osmark tag` adds "
                    "tags later.")
 def run_command(tests: tuple[str, ...], copies: tuple[int, ...], budget: float | None,
-                sample_time: float, pin: bool, retake_noisy: bool, workdir: Path | None,
+                sample_time: float | None, pin: bool, retake_noisy: bool, workdir: Path | None,
                 with_reference: bool, json_path: Path | None, strict: bool,
                 tags: tuple[str, ...]) -> None:
     """Run suites or tests (default: the index suite).
@@ -276,7 +289,8 @@ def run_command(tests: tuple[str, ...], copies: tuple[int, ...], budget: float |
         selected = resolve(names)
     except UnknownBenchmark as exc:
         fail_usage(str(exc))
-    settings = _settings(budget_for(names) if budget is None else budget, sample_time, pin,
+    settings = _settings(budget_for(names) if budget is None else budget,
+                         sample_time_for(names) if sample_time is None else sample_time, pin,
                          retake_noisy, with_reference)
     run_tags = parse_tags(tags, "--tag")
     _check_workdir(workdir)
