@@ -88,6 +88,41 @@ static long long osm_iterations(int argc, char **argv, int min_argc, const char 
     return n;
 }
 
+/* A whole decimal integer in [lo, hi]; anything else is bad usage (exit 2). */
+static inline long long osm_parse_ll(const char *s, long long lo, long long hi,
+                                     const char *usage)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v < lo || v > hi)
+        osm_usage(usage);
+    return v;
+}
+
+/* A byte count with an optional binary suffix (4K, 64M, 1G); 0 when malformed. */
+static inline unsigned long long osm_parse_bytes(const char *s)
+{
+    char *end = NULL;
+    errno = 0;
+    if (*s < '0' || *s > '9')
+        return 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return 0;
+    unsigned shift = 0;
+    switch (*end) {
+    case '\0': break;
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: return 0;
+    }
+    if (*end != '\0' || v > (UINT64_MAX >> shift))
+        return 0;
+    return v << shift;
+}
+
 /* The start barrier: a no-op unless OSMARK_SYNC=1. */
 static void osm_ready(void)
 {

@@ -47,15 +47,7 @@ static int n_children;
 /* The parent's ends of the control pipes, which no child may keep open. */
 static int ready_rd = -1, start_wr = -1;
 
-static long long parse_ll(const char *s, long long lo, long long hi)
-{
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end != '\0' || v < lo || v > hi)
-        osm_usage(USAGE);
-    return v;
-}
+#define parse_ll(s, lo, hi) osm_parse_ll((s), (lo), (hi), USAGE)
 
 /* Kill every child forked so far, then fail. */
 static void die_killing(const char *what)

@@ -33,27 +33,7 @@
     "  BLOCK: bytes per call, e.g. 64, 4K, 16M"
 
 /* "16M", "64", "4K" -> bytes; 0 when malformed or out of range. */
-static unsigned long long parse_bytes(const char *s)
-{
-    char *end = NULL;
-    errno = 0;
-    if (*s < '0' || *s > '9')
-        return 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return 0;
-    unsigned shift = 0;
-    switch (*end) {
-    case '\0': break;
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    default: return 0;
-    }
-    if (*end != '\0' || v > (UINT64_MAX >> shift))
-        return 0;
-    return v << shift;
-}
+#define parse_bytes osm_parse_bytes
 
 typedef void *(*copy_fn)(void *, const void *, size_t);
 

@@ -67,29 +67,7 @@
 #endif
 
 /* "128M", "65536", "32768K" -> bytes; 0 when malformed or out of range. */
-static unsigned long long parse_bytes(const char *s)
-{
-    char *end = NULL;
-    errno = 0;
-    if (*s < '0' || *s > '9')
-        return 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return 0;
-    unsigned shift = 0;
-    switch (*end) {
-    case '\0': break;
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    default: return 0;
-    }
-    if (*end != '\0' && *end != '\n')
-        return 0;
-    if (v > (UINT64_MAX >> shift))
-        return 0;
-    return v << shift;
-}
+#define parse_bytes osm_parse_bytes
 
 static int read_line(const char *path, char *buf, size_t size)
 {
