@@ -148,3 +148,29 @@ def test_interrupt_keeps_finished_tests(tmp_path, data_dir, workdir, signum):
     assert list(workdir.iterdir()) == []  # scratch files removed
     time.sleep(0.2)
     assert _kernels_running_in(workdir) == []  # every kernel and shell job was killed
+
+
+@pytest.fixture()
+def small_tmpfs(tmp_path):
+    """A 1-MiB tmpfs: too small for the file tests (needs root to mount; skipped if not)."""
+    target = tmp_path / "small"
+    target.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(target)],
+                             capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield target
+    finally:
+        subprocess.run(["umount", str(target)], check=False)
+
+
+def test_run_refuses_a_workdir_without_the_space(small_tmpfs, data_dir):
+    proc = osmark("run", "fstime", "--copies", "1", *FAST, "--workdir", str(small_tmpfs))
+    assert proc.returncode == 2
+    line = proc.stderr.strip()
+    assert len(line.splitlines()) == 1
+    assert "not enough space" in line and str(small_tmpfs) in line
+    assert "needs" in line and "free" in line  # how much is needed, how much there is
+    assert list(small_tmpfs.iterdir()) == []  # nothing written
+    assert not (data_dir / "results").exists()

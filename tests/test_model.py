@@ -130,3 +130,14 @@ def test_schema2_upgrade_adds_only_the_source():
     old = model.load(GOLDEN / "schema2-index-2copies.json")
     new = model.load(GOLDEN / "schema3-index-2copies.json")
     assert old == new
+
+
+def test_schema4_keeps_details_and_the_reference():
+    result = model.load(GOLDEN / "schema4-workloads-reference.json")
+    by_id = {r.id: r for r in result.results}
+    write = by_id["io.seq-write"]
+    assert write.reference is not None and write.reference.tool.startswith("fio")
+    assert write.reference.value > 0 and write.reference.unit == write.unit
+    assert write.details["direct"] == 1
+    old = model.load(GOLDEN / "schema3-index-2copies.json")  # upgraded: none of either
+    assert all(r.details == {} and r.reference is None for r in old.results)

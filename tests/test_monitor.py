@@ -70,3 +70,12 @@ def test_label_rules():
 def test_cgroup_limit_is_a_number_or_none():
     limit = monitor.cgroup_cpu_limit()
     assert limit is None or limit > 0
+
+
+def test_processes_of_one_name_count_once_per_sample():
+    """A client and its server both named `net`: one sample, not two."""
+    both = monitor.SampleNoise(foreign_share=0.6, steal_share=0.0, culprits=[
+        noise.Consumer(101, "net", 0.3), noise.Consumer(102, "net", 0.3)])
+    quality, reason, noisy = monitor.label([both, both], 1, None)
+    assert quality == "noisy" and noisy == 2
+    assert reason == "net used 60% of a CPU during 2 of 2 samples"

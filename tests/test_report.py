@@ -405,3 +405,26 @@ def test_browser_comparison(browser: Any, tmp_path: Path, runs: list[ResultFile]
         "return JSON.parse(document.getElementById('osmark-data').textContent);")
     assert msgspec.convert(data, list[ResultFile]) == runs
     assert_offline(browser)
+
+
+def with_latency_curve(result: ResultFile, run_id: str, factor: float) -> ResultFile:
+    """The result with a memory-latency series added (what `osmark run memory` gives)."""
+    template = result.results[0]
+    sizes = ("4k", "64k", "1m", "16m", "256m")
+    curve = [msgspec.structs.replace(
+        template, id=f"mem.latency.{size}", title=f"Load latency, {size} working set",
+        category="memory", unit="ns", higher_is_better=False, copies=1, baseline=None,
+        index=None, median=ns * factor, samples=[ns * factor] * 6, n=6)
+        for size, ns in zip(sizes, (1.0, 3.5, 12.0, 40.0, 95.0), strict=True)]
+    return msgspec.structs.replace(with_id(result, run_id), results=[*result.results, *curve])
+
+
+def test_latency_curve_when_measured(runs: list[ResultFile]) -> None:
+    html = build_report([with_latency_curve(runs[0], "lat-a", 1.0),
+                         with_latency_curve(runs[1], "lat-b", 1.2)])
+    assert count(html, r'<svg class="chart chart-curve"') == 1
+    assert count(html, r'<path class="curve-line') == 2
+    assert count(html, r'<circle class="point s[01]" cx="[^"]+" cy="[^"]+" r="4"><title>'
+                       r'lat-[ab]: Load latency') == 10
+    assert "Memory latency" in html
+    assert "chart-curve" not in build_report(runs[:2])  # no curve without the tests

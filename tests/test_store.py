@@ -26,7 +26,7 @@ from osmark.model import ResultFile
 from osmark.store import Store, StoreError, resolve_url, retag
 
 GOLDEN = Path(__file__).parent / "golden"
-# The four distinct runs in the golden files, oldest first (schema3-index-2copies.json
+# The four distinct runs in the golden index files, oldest first (schema3-index-2copies.json
 # holds the same run as schema2-index-2copies.json, upgraded).
 RUN_IDS = [
     "20261130T061519-vm-06cb",
@@ -54,10 +54,10 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 @pytest.fixture()
 def results(tmp_path: Path) -> Path:
-    """The golden result files, copied: retag rewrites them."""
+    """The golden result files of the index suite, copied: retag rewrites them."""
     directory = tmp_path / "results"
     directory.mkdir()
-    for path in GOLDEN.glob("*.json"):
+    for path in GOLDEN.glob("schema*-index-*.json"):
         shutil.copy(path, directory / path.name)
     return directory
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -13,7 +14,15 @@ import click
 from rich.console import Console
 
 from osmark import __version__, console, doctor, engine, model, runner
-from osmark.catalog import BENCHMARKS, SUITE_HELP, UnknownBenchmark, resolve
+from osmark.catalog import (
+    BENCHMARKS,
+    SUITE_BUDGET,
+    SUITE_HELP,
+    UnknownBenchmark,
+    budget_for,
+    resolve,
+    sample_time_for,
+)
 from osmark.cli_base import EXIT_FAILED, EXIT_INTERRUPTED, db_url, fail_usage, make_console
 from osmark.cli_compare import compare_command, report_command
 from osmark.cli_doctor import doctor as doctor_command
@@ -57,14 +66,17 @@ def main(ctx: click.Context, db: str | None) -> None:
 @main.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print the catalog as JSON.")
 def list_command(as_json: bool) -> None:
-    """List every test: id, title, unit, baseline and suites."""
+    """List every test (id, title, unit, baseline, suites) and every suite with its
+    expected duration on this machine."""
     rows = [
         {"id": b.id, "title": b.title, "unit": b.unit, "baseline": b.baseline,
-         "suites": list(b.suites), "higher_is_better": b.higher_is_better, "timed": b.timed}
+         "suites": list(b.suites), "higher_is_better": b.higher_is_better, "timed": b.timed,
+         "requires": list(b.requires), "note": b.note}
         for b in BENCHMARKS
     ]
+    suites = {name: {"help": text, **_suite_duration(name)} for name, text in SUITE_HELP.items()}
     if as_json:
-        click.echo(json.dumps({"benchmarks": rows, "suites": SUITE_HELP}, indent=2))
+        click.echo(json.dumps({"benchmarks": rows, "suites": suites}, indent=2))
         return
     from rich.table import Table
 
@@ -76,8 +88,46 @@ def list_command(as_json: bool) -> None:
         table.add_row(row["id"], row["title"], row["unit"], baseline, ",".join(row["suites"]))
     out = make_console()
     out.print(table)
-    out.print("\nSuites: " + "; ".join(f"[bold]{k}[/] — {v}" for k, v in SUITE_HELP.items()))
+    out.print()
+    listing = Table(show_edge=False, pad_edge=False, title="Suites", title_justify="left")
+    for name in ("SUITE", "TESTS", "EXPECTED", "WHAT"):
+        listing.add_column(name, justify="right" if name == "TESTS" else "left")
+    for name, info in suites.items():
+        listing.add_row(name, str(info["tests"]), _duration_text(info), info["help"])
+    out.print(listing)
+    out.print("EXPECTED: how long the suite's last complete run took on this host, else the "
+              "most its time budget allows (default copies).")
     out.print("Short names resolve: `osmark run syscall pipe` runs ub.syscall and ub.pipe.")
+
+
+def _suite_duration(name: str) -> dict:
+    """How long a run of the suite takes here: measured by its last run on this host, else
+    the upper bound its budgets allow."""
+    selected = resolve([name])
+    pairs = runner.plan(selected, runner.default_copies())
+    info = {"tests": len(selected), "results": len(pairs),
+            "bound_seconds": runner.duration_bound(pairs, budget_for([name])),
+            "last_seconds": None}
+    try:
+        from osmark.store import Store, StoreError
+
+        store = Store(db_url())
+        try:
+            info["last_seconds"] = store.last_duration(socket.gethostname(), name)
+        finally:
+            store.close()
+    except StoreError:
+        pass  # no store, no measured figure: the bound still stands
+    return info
+
+
+def _duration_text(info: dict) -> str:
+    def minutes(seconds: float) -> str:
+        return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
+
+    if info["last_seconds"] is not None:
+        return f"{minutes(info['last_seconds'])} (last run)"
+    return f"≤ {minutes(info['bound_seconds'])}"
 
 
 def _check_json_target(path: Path | None) -> None:
@@ -106,6 +156,10 @@ def _preflight(selected, copies: list[int], workdir: Path | None, strict: bool,
     """The doctor's checks before a run: print warnings and failures; --strict stops."""
     checks = doctor.run_checks(selected, copies, workdir or Path(tempfile.gettempdir()),
                                interval=PREFLIGHT_SECONDS)
+    space = next((c for c in checks if c.name == "workdir" and c.status == "fail"), None)
+    if space is not None:  # never start writing what cannot fit: refuse, whatever --strict
+        fail_usage(f"not enough space for the selected tests: {space.message}; "
+                   f"{space.fix}")
     print_checks(out, checks, only_problems=True)
     if doctor.failed(checks):
         if strict:
@@ -115,14 +169,14 @@ def _preflight(selected, copies: list[int], workdir: Path | None, strict: bool,
         out.print("Starting anyway: results taken now may be labelled noisy.", style="yellow")
 
 
-def _settings(budget: float, sample_time: float, pin: bool,
-              retake_noisy: bool) -> engine.Settings:
+def _settings(budget: float, sample_time: float, pin: bool, retake_noisy: bool,
+              with_reference: bool = False) -> engine.Settings:
     if budget <= 0:
         fail_usage("--budget must be a positive number of seconds")
     if sample_time <= 0 or sample_time > budget:
         fail_usage("--sample-time must be positive and at most the --budget")
     return engine.Settings(budget=budget, sample_time=sample_time, pin=pin,
-                           retake_noisy=retake_noisy)
+                           retake_noisy=retake_noisy, with_reference=with_reference)
 
 
 def _save(result: model.ResultFile, json_path: Path | None, out: Console) -> list[Path]:
@@ -168,12 +222,18 @@ def _execute(pairs, settings, workdir, suite, json_path, out: Console,
         signal.signal(signal.SIGTERM, previous)
 
 
-def _budget_options(default_budget: float):
+def _budget_options(default_budget: float | None):
+    """The sampling options; with default_budget None the defaults follow the suites run."""
+    per_suite = default_budget is None
+    suite_budgets = ", ".join(f"{v:g} for {k}" for k, v in SUITE_BUDGET.items() if k != "all")
+
     def decorate(func):
         func = click.option(
-            "--sample-time", type=float, default=engine.Settings.sample_time,
-            show_default=True, metavar="SECONDS",
-            help="How long one sample's timed loop aims to run.")(func)
+            "--sample-time", type=float,
+            default=None if per_suite else engine.Settings.sample_time,
+            show_default=not per_suite, metavar="SECONDS",
+            help="How long one sample's timed loop aims to run"
+                 + (" (default: 0.25; 0.1 for quick)." if per_suite else "."))(func)
         func = click.option(
             "--retake-noisy", is_flag=True,
             help="Discard samples taken while another process used the CPU (or the "
@@ -184,10 +244,11 @@ def _budget_options(default_budget: float):
                  "does not vary from sample to sample; --no-pin leaves placement to the "
                  "scheduler, as UnixBench does. Shell tests are never pinned.")(func)
         func = click.option(
-            "--budget", type=float, default=default_budget, show_default=True,
+            "--budget", type=float, default=default_budget, show_default=not per_suite,
             metavar="SECONDS",
             help="Most wall time per test and copy count; a test that has not reached its "
-                 "CI target by then is reported with converged: false.")(func)
+                 "CI target by then is reported with converged: false"
+                 + (f" (default: 10; {suite_budgets})." if per_suite else "."))(func)
         return func
     return decorate
 
@@ -197,9 +258,15 @@ def _budget_options(default_budget: float):
 @click.option("--copies", "-c", type=click.IntRange(min=1), multiple=True, metavar="N",
               help="Run N concurrent copies and sum their throughput; repeatable "
                    "(default: 1, then one per usable CPU).")
-@_budget_options(engine.Settings.budget)
+@_budget_options(None)
 @click.option("--workdir", type=click.Path(path_type=Path), default=None,
-              help="Directory for the file tests' files (default: a fresh temporary one).")
+              help="Directory for the tests' files — point it at the disk or filesystem to "
+                   "measure (default: a fresh temporary one). The run refuses to start when "
+                   "it lacks the space the selected tests write.")
+@click.option("--with-reference", is_flag=True,
+              help="Also run the standard tool where one measures the same thing (fio, "
+                   "iperf3, perf bench), with the same parameters, and store its figure "
+                   "beside osmark's.")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), default=None,
               metavar="FILE", help="Also write the result file here.")
 @click.option("--strict", is_flag=True,
@@ -207,20 +274,24 @@ def _budget_options(default_budget: float):
 @click.option("--tag", "tags", multiple=True, metavar="KEY=VALUE",
               help="Tag the run (kernel=6.12, lsm=tomoyo …); repeatable. `osmark tag` adds "
                    "tags later.")
-def run_command(tests: tuple[str, ...], copies: tuple[int, ...], budget: float,
-                sample_time: float, pin: bool, retake_noisy: bool, workdir: Path | None,
-                json_path: Path | None, strict: bool, tags: tuple[str, ...]) -> None:
+def run_command(tests: tuple[str, ...], copies: tuple[int, ...], budget: float | None,
+                sample_time: float | None, pin: bool, retake_noisy: bool, workdir: Path | None,
+                with_reference: bool, json_path: Path | None, strict: bool,
+                tags: tuple[str, ...]) -> None:
     """Run suites or tests (default: the index suite).
 
-    TESTS are suite names (index, ub, costs, all), test ids (ub.pipe) or short
-    names (pipe). Exit status: 0 ok, 1 a test failed, 2 bad usage, 130 interrupted.
+    TESTS are suite names (quick, index, full, os, memory, storage, cpu, network, ub,
+    costs; `osmark list` shows each with its expected duration), test ids (ub.pipe) or
+    short names (pipe). Exit status: 0 ok, 1 a test failed, 2 bad usage, 130 interrupted.
     """
     names = list(tests) or ["index"]
     try:
         selected = resolve(names)
     except UnknownBenchmark as exc:
         fail_usage(str(exc))
-    settings = _settings(budget, sample_time, pin, retake_noisy)
+    settings = _settings(budget_for(names) if budget is None else budget,
+                         sample_time_for(names) if sample_time is None else sample_time, pin,
+                         retake_noisy, with_reference)
     run_tags = parse_tags(tags, "--tag")
     _check_workdir(workdir)
     _check_json_target(json_path)

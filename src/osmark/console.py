@@ -101,11 +101,21 @@ class LiveDisplay:
                                f"{result.reason}", highlight=False, style="yellow")
 
 
+def is_unixbench(result: BenchResult) -> bool:
+    """Shown in UnixBench's table (imports from UnixBench included)."""
+    return result.id.startswith(("ub.", "unixbench."))
+
+
+def is_cost(result: BenchResult) -> bool:
+    """Shown on the OS cost card."""
+    return result.category == "os-cost"
+
+
 def results_tables(result: ResultFile) -> list[Table]:
     """One table per copy count, in the shape UnixBench prints, plus CI and n."""
     tables = []
-    for copies in sorted({r.copies for r in result.results if r.unit != "ns"}):
-        rows = [r for r in result.results if r.copies == copies and r.unit != "ns"]
+    for copies in sorted({r.copies for r in result.results if is_unixbench(r)}):
+        rows = [r for r in result.results if r.copies == copies and is_unixbench(r)]
         score = next((s for s in result.scores if s.copies == copies), None)
         title = f"System Benchmarks Index Values ({_copies_label(copies)})"
         if score and score.partial:
@@ -135,7 +145,7 @@ def results_tables(result: ResultFile) -> list[Table]:
 
 def cost_card(result: ResultFile, specs: dict[str, Benchmark]) -> Table:
     """The OS cost card: each cost with its CI and as a multiple of a function call."""
-    rows = [r for r in result.results if r.unit == "ns"]
+    rows = [r for r in result.results if is_cost(r)]
     unit_call = next((r.median for r in rows if r.id == "os.funcall" and r.status == "ok"), None)
     table = Table(title="OS cost card (95 % CI of the median)", title_justify="left",
                   show_edge=False, pad_edge=False)
@@ -172,16 +182,99 @@ def mmap_read_ratio(result: ResultFile) -> str | None:
             f"({format_duration_ns(mapped.median)} vs {format_duration_ns(read.median)})")
 
 
+def area_tables(result: ResultFile) -> list[Table]:
+    """One table per area (category) for everything that is neither UnixBench's nor the
+    cost card: result, CI, n, quality, and the standard tool's figure when it ran."""
+    others = [r for r in result.results if not is_unixbench(r) and not is_cost(r)]
+    with_reference = any(r.reference is not None for r in others)
+    tables = []
+    for category in dict.fromkeys(r.category for r in others):
+        table = Table(title=category.capitalize(), title_justify="left", show_edge=False,
+                      pad_edge=False)
+        columns = [("TEST", "left"), ("COPIES", "right"), ("RESULT", "right"),
+                   ("UNIT", "left"), ("±CI", "right"), ("n", "right"), ("QUALITY", "left")]
+        if with_reference:
+            columns += [("REFERENCE", "right"), ("OSMARK / TOOL", "right")]
+        for name, justify in columns:
+            table.add_column(name, justify=justify)
+        for r in (r for r in others if r.category == category):
+            if r.status != "ok":
+                table.add_row(r.title, str(r.copies), r.status, "", "", "", r.reason or "",
+                              *([""] * (2 if with_reference else 0)), style="yellow")
+                continue
+            ci = ci_percent(r) + ("" if r.converged else "*")
+            cells = [r.title, str(r.copies), format_number(r.median), r.unit, ci, str(r.n),
+                     quality_text(r)]
+            if with_reference:
+                cells += _reference_cells(r)
+            table.add_row(*cells)
+        tables.append(table)
+    return tables
+
+
+def _reference_cells(r: BenchResult) -> list[str]:
+    ref = r.reference
+    if ref is None:
+        return ["", ""]
+    if ref.value is None:
+        return [f"{ref.tool}: {ref.reason}", ""]
+    ratio = f"{r.median / ref.value:.3f}" if ref.value and r.median else ""
+    return [f"{format_number(ref.value)} ({ref.tool})", ratio]
+
+
+def measurement_notes(result: ResultFile, specs: dict[str, Benchmark]) -> list[str]:
+    """What a reader must know to read the figures: each test's stated rule (STREAM's
+    byte counting …) once, and what the kernels said about how they measured."""
+    lines: list[str] = []
+    for note in dict.fromkeys(specs[r.id].note for r in result.results
+                              if r.id in specs and specs[r.id].note):
+        lines.append(note)
+    for r in result.results:
+        said = [text for key, value in r.details.items()
+                if (text := _detail_text(key, value)) is not None] if r.status == "ok" else []
+        if said:
+            lines.append(f"{r.id} ×{r.copies}: {'; '.join(said)}")
+    return lines
+
+
+def _detail_text(key: str, value: object) -> str | None:
+    """The kernel details a reader must see (the rest stay in the result file)."""
+    if key == "direct" and value in (0, False):
+        return "the filesystem refused O_DIRECT: buffered I/O with fsync (page cache involved)"
+    if key == "engine" and value != "io_uring":
+        return f"queue depth served by {value}, not io_uring"
+    if key == "lost" and value:
+        return f"{value} datagrams lost"
+    return None
+
+
 def print_results(result: ResultFile, out: Console) -> None:
-    """The UnixBench-shaped tables per copy count, then the cost card if the run had one."""
+    """The UnixBench-shaped tables per copy count, the cost card, then one table per area,
+    and the notes that say how the figures were measured."""
     from osmark.catalog import BY_ID
 
     for table in results_tables(result):
         out.print(table)
         out.print()
-    if any(r.unit == "ns" for r in result.results):
+    if any(is_cost(r) for r in result.results):
         out.print(cost_card(result, BY_ID))
         ratio = mmap_read_ratio(result)
         if ratio:
             out.print(ratio)
         out.print()
+    for table in area_tables(result):
+        out.print(table)
+        out.print()
+    for line in _uring_lines(result) + measurement_notes(result, BY_ID):
+        out.print(line, soft_wrap=True, highlight=False)
+
+
+def _uring_lines(result: ResultFile) -> list[str]:
+    """io_uring's batching fit, t(B) = a + b/B, when the run measured batch sizes."""
+    try:
+        from osmark.uring_fit import fits
+    except ImportError:
+        return []
+    return [f"{name}: t(B) = {fit.a:.1f} + {fit.b:.1f}/B ns per operation (R² {fit.r2:.3f}): "
+            f"batching saves up to {fit.b:.1f} ns of each enter's cost"
+            for name, fit in fits(result.results).items()]

@@ -84,6 +84,8 @@ def workdir_bytes(spec: Benchmark, copies: int) -> int:
     """
     if not spec.needs_workdir:
         return 0
+    if spec.writes_bytes:  # declared by the spec (the storage tests and later ones)
+        return spec.writes_bytes * copies
     try:
         if spec.kernel == "fstime":
             files = 2 if spec.mode == "copy" else 1

@@ -18,6 +18,7 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from osmark.kernels.build import (
     shell_script_dir,
 )
 from osmark.model import BenchResult
+from osmark.requirements import first_missing
 from osmark.sysinfo import usable_cpu_ids
 
 MIN_SAMPLES = 5
@@ -49,6 +51,7 @@ class Settings:
     kernel_timeout: float = 60.0  # a kernel process still running past this is killed
     pin: bool = True  # pin copy i to CPU i (tests whose placement is "pinned")
     retake_noisy: bool = False  # discard samples taken while the machine was noisy
+    with_reference: bool = False  # also run the standard tool (fio, iperf3, perf bench)
 
 
 @dataclass
@@ -71,11 +74,22 @@ class KernelError(Exception):
     """A kernel process failed; str() is the reason recorded in the result."""
 
 
+class KernelUnsupported(KernelError):
+    """The kernel found that this system cannot run it (exit status 3): a skip, not a
+    failure. str() is the kernel's reason."""
+
+
+# Protocol exit status of a kernel that cannot run here (io_uring blocked, no O_DIRECT …).
+EXIT_UNSUPPORTED = 3
+
+
 @dataclass(frozen=True)
 class KernelOutput:
     ops: int
     seconds: float
     check: int
+    value: float | None = None  # the kernel's own figure, for kind "reported"
+    details: dict = field(default_factory=dict)  # any other keys: how it measured
 
 
 # Kernel processes alive right now, so an interrupt can kill every one of them.
@@ -113,9 +127,17 @@ def _await_ready(proc: subprocess.Popen, deadline: float) -> bytes:
         chunk = os.read(fd, 4096)
         if not chunk:
             _, err = proc.communicate()
-            raise KernelError(_failure_text(proc.returncode, err))
+            _raise_for_exit(proc.returncode, err)
         buffer += chunk
     return buffer.split(b"ready\n", 1)[1]
+
+
+def _raise_for_exit(returncode: int | None, stderr: bytes) -> None:
+    """A kernel that ended without a result: unsupported here (exit 3, a skip) or failed."""
+    if returncode == EXIT_UNSUPPORTED:
+        lines = stderr.decode(errors="replace").strip().splitlines()
+        raise KernelUnsupported(lines[-1] if lines else "not supported on this system")
+    raise KernelError(_failure_text(returncode, stderr))
 
 
 def _failure_text(returncode: int | None, stderr: bytes) -> str:
@@ -136,7 +158,11 @@ def _parse_output(stdout: bytes) -> KernelOutput:
                 break
             if ops < 1 or not seconds > 0:
                 raise KernelError(f"kernel reported ops={ops}, seconds={seconds}")
-            return KernelOutput(ops, seconds, int(data.get("check", 0)))
+            value = data.get("value")
+            details = {k: v for k, v in data.items()
+                       if k not in ("ops", "seconds", "check", "value")}
+            return KernelOutput(ops, seconds, int(data.get("check", 0)),
+                                None if value is None else float(value), details)
     raise KernelError("kernel printed no result line")
 
 
@@ -180,7 +206,7 @@ def run_kernel(argv: list[str], copies: int, env: dict[str, str], cwd: Path | No
                 raise KernelError(f"kernel timed out after {timeout:.0f} s and was killed") \
                     from None
             if proc.returncode != 0:
-                raise KernelError(_failure_text(proc.returncode, err))
+                _raise_for_exit(proc.returncode, err)
             outputs.append(_parse_output(leftover + out))
         return outputs
     finally:
@@ -198,18 +224,29 @@ def _cpu_pins(spec: Benchmark) -> tuple[int, int] | str:
     return usable[0], usable[0]
 
 
-def _argv(spec: Benchmark, binary: Path, iterations: int, subs: dict[str, str]) -> list[str]:
+def _argv(spec: Benchmark, program: list[str], iterations: int,
+          subs: dict[str, str]) -> list[str]:
     params = []
     for param in spec.params:
         for key, value in subs.items():
             param = param.replace("{" + key + "}", value)
         params.append(param)
-    return [str(binary), spec.mode, str(iterations), *params]
+    return [*program, spec.mode, str(iterations), *params]
+
+
+def python_kernel(name: str) -> list[str]:
+    """The command of a Python kernel: this interpreter, so its modules are the ones seen."""
+    return [sys.executable, "-m", "osmark.pykernels", name]
 
 
 def _value(spec: Benchmark, outputs: list[KernelOutput]) -> float:
     if spec.kind == "rate":
         return sum(o.ops / o.seconds for o in outputs) * spec.scale
+    if spec.kind == "reported":
+        values = [o.value for o in outputs]
+        if any(v is None for v in values):
+            raise KernelError("kernel reported no value")
+        return stats.mean([v for v in values if v is not None]) * spec.scale
     return stats.median([o.seconds / o.ops * 1e9 for o in outputs])
 
 
@@ -226,7 +263,10 @@ def run_benchmark(spec: Benchmark, copies: int, toolchain: Toolchain | CompilerM
                   workdir: Path, settings: Settings,
                   on_progress: ProgressCallback | None = None) -> BenchResult:
     """Measure one benchmark at one copy count; failures become a failed/skipped result."""
-    if isinstance(toolchain, CompilerMissing):
+    reason = first_missing(spec.requires)
+    if reason:
+        return _empty_result(spec, copies, "skipped", reason)
+    if isinstance(toolchain, CompilerMissing) and spec.kernels:
         return _empty_result(spec, copies, "skipped", str(toolchain))
     subs: dict[str, str] = {"shell": str(shell_script_dir())}
     if spec.pin:
@@ -235,8 +275,13 @@ def run_benchmark(spec: Benchmark, copies: int, toolchain: Toolchain | CompilerM
             return _empty_result(spec, copies, "skipped", pins)
         subs["cpu_a"], subs["cpu_b"] = str(pins[0]), str(pins[1])
     try:
-        binary = kernel_binary(spec.kernel, toolchain)
-        for extra in spec.kernels[1:]:
+        if spec.native:
+            assert isinstance(toolchain, Toolchain)
+            program = [str(kernel_binary(spec.kernel, toolchain))]
+        else:
+            program = python_kernel(spec.kernel[len("py:"):])
+        for extra in spec.kernels[1:] if spec.native else spec.kernels:
+            assert isinstance(toolchain, Toolchain)
             subs[f"kernel:{extra}"] = str(kernel_binary(extra, toolchain))
     except BuildFailed as exc:
         return _empty_result(spec, copies, "failed", str(exc))
@@ -248,7 +293,15 @@ def run_benchmark(spec: Benchmark, copies: int, toolchain: Toolchain | CompilerM
         subs["workdir"] = str(scratch)
     try:
         pinned = settings.pin and spec.placement == "pinned"
-        return _measure(spec, copies, binary, subs, scratch, settings, pinned, on_progress)
+        result = _measure(spec, copies, program, subs, scratch, settings, pinned,
+                          on_progress)
+        if settings.with_reference:
+            from osmark.references import run_reference
+
+            result.reference = run_reference(spec, scratch or workdir, copies)
+        return result
+    except KernelUnsupported as exc:
+        return _empty_result(spec, copies, "skipped", str(exc))
     except KernelError as exc:
         return _empty_result(spec, copies, "failed", str(exc))
     except OSError as exc:  # the kernel could not be started at all (ENOEXEC, EMFILE, …)
@@ -258,7 +311,7 @@ def run_benchmark(spec: Benchmark, copies: int, toolchain: Toolchain | CompilerM
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _measure(spec: Benchmark, copies: int, binary: Path, subs: dict[str, str],
+def _measure(spec: Benchmark, copies: int, program: list[str], subs: dict[str, str],
              cwd: Path | None, settings: Settings, pinned: bool,
              on_progress: ProgressCallback | None) -> BenchResult:
     started = time.monotonic()
@@ -269,7 +322,7 @@ def _measure(spec: Benchmark, copies: int, binary: Path, subs: dict[str, str],
     cpus = usable_cpu_ids() if pinned else None
 
     def sample(iterations: int) -> list[KernelOutput]:
-        return run_kernel(_argv(spec, binary, iterations, subs), copies, spec.env, cwd,
+        return run_kernel(_argv(spec, program, iterations, subs), copies, spec.env, cwd,
                           settings.kernel_timeout, cpus)
 
     # Calibrate: grow the loop count until one sample's timed loop lasts about sample_time.
@@ -289,6 +342,7 @@ def _measure(spec: Benchmark, copies: int, binary: Path, subs: dict[str, str],
     values: list[float] = []
     noises: list[monitor.SampleNoise] = []
     retaken = 0
+    details: dict = {}
     watch = monitor.SampleMonitor()
     converged = False
     ci = None
@@ -297,6 +351,7 @@ def _measure(spec: Benchmark, copies: int, binary: Path, subs: dict[str, str],
         watch.begin()
         outputs = sample(iterations)
         noise = watch.end()
+        details = outputs[0].details
         sample_wall = time.monotonic() - before
         if settings.retake_noisy and noise.noisy:
             retaken += 1
@@ -336,6 +391,7 @@ def _measure(spec: Benchmark, copies: int, binary: Path, subs: dict[str, str],
     result.converged = converged
     result.pinned = pinned
     result.samples = values
+    result.details = details
     result.ops_per_sample = iterations
     result.seconds = round(time.monotonic() - started, 3)
     return result

@@ -17,7 +17,7 @@ import msgspec
 
 from osmark.files import write_atomically
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 Status = Literal["ok", "skipped", "failed"]
 # quiet: nothing else used the machine; noisy: something did (the reason names it);
@@ -87,6 +87,16 @@ class Host(Struct):
     info: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
+class Reference(Struct):
+    """The standard tool's figure for the same measurement (`osmark run --with-reference`)."""
+
+    tool: str  # "fio 3.33", "iperf3 3.12", "perf bench"
+    command: list[str]
+    value: float | None  # in the result's unit; None when the tool could not run
+    unit: str
+    reason: str | None = None  # why there is no value
+
+
 class BenchResult(Struct):
     id: str
     title: str
@@ -116,6 +126,10 @@ class BenchResult(Struct):
     seconds: float | None = None
     baseline: float | None = None
     index: float | None = None
+    # What the kernel said about how it measured (last sample): {"direct": 0} when the
+    # filesystem refused O_DIRECT, {"engine": "threads"}, {"lost": 12} …
+    details: dict[str, Any] = msgspec.field(default_factory=dict)
+    reference: Reference | None = None
 
 
 class Score(Struct):
@@ -182,10 +196,22 @@ def _upgrade_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _upgrade_3_to_4(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 4 added per-result `details` (how the kernel measured) and `reference` (the
+    standard tool's figure); older results have neither."""
+    for result in data.get("results") or []:
+        if isinstance(result, dict):
+            result.setdefault("details", {})
+            result.setdefault("reference", None)
+    data["schema_version"] = 4
+    return data
+
+
 # Upgrade steps: UPGRADES[n] turns a schema-n dict into a schema-(n+1) dict.
 UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     1: _upgrade_1_to_2,
     2: _upgrade_2_to_3,
+    3: _upgrade_3_to_4,
 }
 
 

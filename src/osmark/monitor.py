@@ -106,8 +106,13 @@ def label(samples: list[SampleNoise], copies: int,
     reasons = []
     by_name: dict[str, list[float]] = defaultdict(list)
     for sample in noisy:
+        # Several processes of one name (a client and its server) count once per sample,
+        # with their shares added.
+        per_sample: dict[str, float] = defaultdict(float)
         for culprit in sample.culprits:
-            by_name[culprit.name].append(culprit.cpu_share)
+            per_sample[culprit.name] += culprit.cpu_share
+        for name, share in per_sample.items():
+            by_name[name].append(share)
     for name, shares in sorted(by_name.items(), key=lambda kv: -sum(kv[1]))[:3]:
         reasons.append(f"{name} used {sum(shares) / len(shares):.0%} of a CPU during "
                        f"{len(shares)} of {len(samples)} samples")

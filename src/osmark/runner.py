@@ -62,6 +62,16 @@ def plan(benchmarks: list[Benchmark], copies: list[int]) -> list[tuple[Benchmark
     return pairs
 
 
+# Per test and copy count, beyond the budget: compiling a kernel the first time, the last
+# sample that starts just inside the budget, process start-up.
+PER_TEST_OVERHEAD_S = 1.0
+
+
+def duration_bound(pairs: list[tuple[Benchmark, int]], budget: float) -> float:
+    """The most a run of these pairs can take: every test spends its whole budget."""
+    return len(pairs) * (budget + PER_TEST_OVERHEAD_S)
+
+
 def host_record(toolchain: Toolchain | CompilerMissing, workdir: Path | None,
                 tags: dict[str, str] | None = None) -> Host:
     """The host: identity (decides comparability), description, and the full info record."""

@@ -24,6 +24,12 @@ def median(values: Sequence[float]) -> float:
     return (ordered[mid - 1] + ordered[mid]) / 2.0
 
 
+def mean(values: Sequence[float]) -> float:
+    if not values:
+        raise ValueError("mean of no values")
+    return math.fsum(values) / len(values)
+
+
 def mad(values: Sequence[float]) -> float:
     """Median absolute deviation from the median (unscaled)."""
     centre = median(values)

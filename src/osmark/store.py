@@ -444,6 +444,23 @@ class Store:
 
     # -- reading --
 
+    def last_duration(self, host: str, suite: str) -> float | None:
+        """Seconds the newest complete run of `suite` on `host` took (measured runs only)."""
+        self._check()
+        query = (select(runs.c.started, runs.c.ended)
+                 .where(runs.c.host == host, runs.c.suite == suite, runs.c.complete,
+                        runs.c.source_format.is_(None), runs.c.ended.is_not(None))
+                 .order_by(runs.c.started_key.desc()).limit(1))
+        row = self._read(lambda conn: conn.execute(query).first())
+        if row is None:
+            return None
+        try:
+            started = datetime.fromisoformat(row.started)
+            ended = datetime.fromisoformat(row.ended)
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, (ended - started).total_seconds())
+
     def list_runs(self, host: str | None = None, limit: int | None = None,
                   tags: dict[str, str] | None = None) -> list[RunRow]:
         """Runs, newest first; host and every tag given must match."""

@@ -36,6 +36,13 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "looper": ("looper.c",),
     "oscost": ("oscost.c",),
     "tiny": ("tiny.c",),
+    "stream": ("stream.c",),
+    "memlat": ("memlat.c",),
+    "memcpy": ("memcpy.c",),
+    "storage": ("storage.c",),
+    "hackbench": ("hackbench.c",),
+    "net": ("net.c",),
+    "uring": ("uring.c",),
 }
 HEADERS = ("common.h", "dhry.h")
 

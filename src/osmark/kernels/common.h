@@ -16,7 +16,11 @@
  * and check is a value derived from the work (it keeps the optimiser from
  * deleting the loop, and lets a test see that the work happened).
  *
- * Exit status: 0 ok, 1 runtime failure (message on stderr), 2 bad usage.
+ * A kernel whose figure is not ops/seconds (a latency percentile, a duration) adds
+ * "value": X to the line; the spec's kind "reported" uses it.
+ *
+ * Exit status: 0 ok, 1 runtime failure (message on stderr), 2 bad usage,
+ * 3 not supported on this system (the reason on stderr's last line: a skip).
  */
 #ifndef OSMARK_COMMON_H
 #define OSMARK_COMMON_H
@@ -54,6 +58,17 @@ static void osm_die(const char *fmt, ...)
     exit(1);
 }
 
+/* This system cannot run the kernel (io_uring blocked, ...): the result is a skip. */
+static void osm_unsupported(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(3);
+}
+
 static void osm_usage(const char *usage)
 {
     fprintf(stderr, "usage: %s\n", usage);
@@ -71,6 +86,41 @@ static long long osm_iterations(int argc, char **argv, int min_argc, const char 
     if (errno || end == argv[2] || *end != '\0' || n < 1)
         osm_usage(usage);
     return n;
+}
+
+/* A whole decimal integer in [lo, hi]; anything else is bad usage (exit 2). */
+static inline long long osm_parse_ll(const char *s, long long lo, long long hi,
+                                     const char *usage)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v < lo || v > hi)
+        osm_usage(usage);
+    return v;
+}
+
+/* A byte count with an optional binary suffix (4K, 64M, 1G); 0 when malformed. */
+static inline unsigned long long osm_parse_bytes(const char *s)
+{
+    char *end = NULL;
+    errno = 0;
+    if (*s < '0' || *s > '9')
+        return 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return 0;
+    unsigned shift = 0;
+    switch (*end) {
+    case '\0': break;
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: return 0;
+    }
+    if (*end != '\0' || v > (UINT64_MAX >> shift))
+        return 0;
+    return v << shift;
 }
 
 /* The start barrier: a no-op unless OSMARK_SYNC=1. */

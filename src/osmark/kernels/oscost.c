@@ -71,15 +71,7 @@
 /* ------------------------------------------------------------------ */
 /* parameter parsing                                                   */
 
-static long long parse_ll(const char *s, long long lo, long long hi)
-{
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end != '\0' || v < lo || v > hi)
-        osm_usage(USAGE);
-    return v;
-}
+#define parse_ll(s, lo, hi) osm_parse_ll((s), (lo), (hi), USAGE)
 
 static void want_argc(int argc, int n)
 {

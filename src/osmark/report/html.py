@@ -70,7 +70,7 @@ svg.chart{display:block;max-width:100%;height:auto;font-size:11px}
 rect.bar{stroke:none}.bar.v-same,.bar.v-unknown{fill-opacity:.45}
 .whisker{stroke:#1f2328;fill:none}
 .samples{fill:none;stroke-width:4.5;stroke-linecap:round;stroke-opacity:.75}.median{stroke:#1f2328;stroke-width:2}
-path.history-line{fill:none;stroke-width:2}.point{stroke:#fff;stroke-width:1.5}
+path.history-line,path.curve-line{fill:none;stroke-width:2}.point{stroke:#fff;stroke-width:1.5}
 @media print{body{margin:0;max-width:none;font-size:10pt}.wrap{overflow:visible}
 tr,figure,svg.chart-history{break-inside:avoid}h2{break-after:avoid}summary{color:#1f2328}}
 """
@@ -109,6 +109,9 @@ def build_report(results: list[ResultFile], labels: list[str] | None = None,
     if comparison is not None:
         parts.append(_ratio_section(comparison))
     parts.append(_strip_section(results, names, comparison))
+    curves = _latency_curves(results)
+    if curves:
+        parts.append(_latency_section(curves))
     if history:
         parts.append(_history_section(history))
     parts.append("</section>")
@@ -587,6 +590,48 @@ def _history_series(results: list[ResultFile], names: list[str]) -> list[svg.Ser
     for i, s in enumerate(ordered):
         s.style = i
     return ordered
+
+
+LATENCY_PREFIX = "mem.latency."
+_SIZE_SUFFIX = {"k": 2**10, "m": 2**20, "g": 2**30}
+
+
+def working_set_bytes(test_id: str) -> int | None:
+    """mem.latency.64k -> 65536; None for any other id."""
+    if not test_id.startswith(LATENCY_PREFIX):
+        return None
+    size = test_id[len(LATENCY_PREFIX):]
+    try:
+        return int(size[:-1]) * _SIZE_SUFFIX[size[-1]] if size[-1] in _SIZE_SUFFIX \
+            else int(size)
+    except (ValueError, IndexError):
+        return None
+
+
+def _latency_curves(results: list[ResultFile]) -> list[svg.Curve]:
+    """Per run, load latency against working-set size (the memory tests), when measured."""
+    names = labels_for(results)
+    curves = []
+    for position, (result, name) in enumerate(zip(results, names, strict=True)):
+        points = []
+        for r in result.results:
+            size = working_set_bytes(r.id)
+            if size is None or r.status != "ok" or not r.median:
+                continue
+            points.append(svg.CurvePoint(size, r.median, f"{name}: {r.title}: "
+                                         f"{format_number(r.median)} ns"))
+        if len(points) >= 2:
+            curves.append(svg.Curve(name, position, points))
+    return curves
+
+
+def _latency_section(curves: list[svg.Curve]) -> str:
+    legend = "".join(f"<li>{_swatch(c.style)}{esc(c.label)}</li>" for c in curves)
+    chart = svg.curve_chart(curves, "Memory load latency by working-set size",
+                            "working set (log scale)", "ns per load (log scale)")
+    return ('<h3>Memory latency</h3><figure class="latency"><figcaption>A random pointer '
+            "chase: the steps are the cache levels (L1, L2, L3) and then DRAM."
+            f'</figcaption><ul class="legend">{legend}</ul>{chart}</figure>')
 
 
 def _history_section(series: list[svg.Series]) -> str:

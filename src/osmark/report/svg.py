@@ -335,3 +335,73 @@ def _x_axis(ticks: list[float], x: Callable[[float], float], left: float, right:
                    f'text-anchor="middle">{esc(caption)}</text>')
     out.append("</g>")
     return "".join(out)
+
+
+@dataclass
+class CurvePoint:
+    x: float  # e.g. a working-set size in bytes
+    y: float  # e.g. ns per load
+    tip: str
+
+
+@dataclass
+class Curve:
+    label: str
+    style: int
+    points: list[CurvePoint]
+
+
+def _size_label(value: float) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if value >= scale:
+            return f"{value / scale:g} {unit}"
+    return f"{value:g} B"
+
+
+def curve_chart(curves: list[Curve], title: str, x_title: str, y_title: str) -> str:
+    """y against x, both on log scales (x in bytes, powers of 4 labelled): the memory
+    latency curve, whose steps are the cache levels."""
+    left, right, top, height = 64.0, WIDTH - 20, 12.0, 300.0
+    axis_y = height - 44
+    points = [p for c in curves for p in c.points if p.x > 0 and p.y > 0]
+    lx0, lx1 = math.log2(min(p.x for p in points)), math.log2(max(p.x for p in points))
+    if lx1 <= lx0:
+        lx0, lx1 = lx0 - 1, lx1 + 1
+    ly0, ly1 = math.log10(min(p.y for p in points)), math.log10(max(p.y for p in points))
+    if ly1 - ly0 < 0.3:
+        mid = (ly0 + ly1) / 2
+        ly0, ly1 = mid - 0.15, mid + 0.15
+    pad = (ly1 - ly0) * 0.08
+    ly0, ly1 = ly0 - pad, ly1 + pad
+
+    def x(value: float) -> float:
+        return left + (math.log2(value) - lx0) / (lx1 - lx0) * (right - left)
+
+    def y(value: float) -> float:
+        return axis_y - (math.log10(value) - ly0) / (ly1 - ly0) * (axis_y - top)
+
+    y_ticks = [10.0**e * m for e in range(math.floor(ly0), math.ceil(ly1) + 1)
+               for m in (1, 2, 5) if ly0 <= math.log10(10.0**e * m) <= ly1]
+    x_ticks = [2.0**e for e in range(math.ceil(lx0), math.floor(lx1) + 1) if e % 2 == 0]
+    out = [_svg_open("chart chart-curve", height, title), '<g class="grid">']
+    out.extend(f'<path d="M{num(left)} {num(y(t))}H{num(right)}"/>' for t in y_ticks)
+    out.append("</g>")
+    out.append('<g class="axis">')
+    out.append(f'<path d="M{num(left)} {num(top)}V{num(axis_y)}"/>')
+    out.extend(f'<text x="{num(left - 6)}" y="{num(y(t))}" dy=".35em" text-anchor="end">'
+               f"{tick_label(t)}</text>" for t in y_ticks)
+    out.append(f'<text class="title" transform="translate(14 {num((top + axis_y) / 2)}) '
+               f'rotate(-90)" text-anchor="middle">{esc(y_title)}</text>')
+    out.append("</g>")
+    out.append(_x_axis(x_ticks, x, left, right, axis_y, _size_label, x_title))
+    for curve in curves:
+        ordered = sorted((p for p in curve.points if p.x > 0 and p.y > 0), key=lambda p: p.x)
+        cls = system_class(curve.style)
+        if len(ordered) >= 2:
+            d = "M" + "L".join(f"{num(x(p.x))} {num(y(p.y))}" for p in ordered)
+            out.append(f'<path class="curve-line {cls}" d="{d}"><title>{esc(curve.label)}'
+                       "</title></path>")
+        out.extend(f'<circle class="point {cls}" cx="{num(x(p.x))}" cy="{num(y(p.y))}" r="4">'
+                   f"<title>{esc(p.tip)}</title></circle>" for p in ordered)
+    out.append("</svg>")
+    return "".join(out)
