@@ -27,6 +27,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -121,6 +122,40 @@ static inline unsigned long long osm_parse_bytes(const char *s)
     if (*end != '\0' || v > (UINT64_MAX >> shift))
         return 0;
     return v << shift;
+}
+
+/* Pins the calling process to cpu and checks that it took effect.
+ * Returns 0, or -1 with a message in msg. */
+static inline int osm_pin_self(int cpu, char *msg, size_t msglen)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+        snprintf(msg, msglen, "cannot pin to CPU %d (sched_setaffinity: %s)", cpu,
+                 strerror(errno));
+        return -1;
+    }
+    cpu_set_t got;
+    CPU_ZERO(&got);
+    if (sched_getaffinity(0, sizeof(got), &got) != 0) {
+        snprintf(msg, msglen, "cannot pin to CPU %d (sched_getaffinity: %s)", cpu,
+                 strerror(errno));
+        return -1;
+    }
+    if (CPU_COUNT(&got) != 1 || !CPU_ISSET(cpu, &got)) {
+        snprintf(msg, msglen,
+                 "cannot pin to CPU %d: affinity mask has %d CPUs after setting", cpu,
+                 CPU_COUNT(&got));
+        return -1;
+    }
+    int now = sched_getcpu();
+    if (now != cpu) {
+        snprintf(msg, msglen, "cannot pin to CPU %d: running on CPU %d after pinning",
+                 cpu, now);
+        return -1;
+    }
+    return 0;
 }
 
 /* The start barrier: a no-op unless OSMARK_SYNC=1. */

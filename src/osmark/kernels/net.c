@@ -112,20 +112,6 @@ static double parse_pct(const char *s)
 static int cpu_client = -1, cpu_server = -1;
 static pid_t server_pid = -1;
 
-/* Pins the calling process to cpu; 0, or -1 with a message in msg. */
-static int pin_self(int cpu, char *msg, size_t msglen)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-        snprintf(msg, msglen, "cannot pin to CPU %d (sched_setaffinity: %s)", cpu,
-                 strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 /* The server reports its failures itself and leaves with _exit, so that
  * nothing of the client's stdio is flushed twice. */
 static void server_fail(const char *what)
@@ -155,7 +141,7 @@ static void start_server(int fd, int extra_fd, int (*serve)(int fd, int extra_fd
 {
     if (cpu_client >= 0) {
         char msg[200];
-        if (pin_self(cpu_client, msg, sizeof(msg)) != 0) {
+        if (osm_pin_self(cpu_client, msg, sizeof(msg)) != 0) {
             errno = 0;
             osm_die("net: client: %s", msg);
         }
@@ -171,7 +157,7 @@ static void start_server(int fd, int extra_fd, int (*serve)(int fd, int extra_fd
             _exit(1);
         if (cpu_server >= 0) {
             char msg[200];
-            if (pin_self(cpu_server, msg, sizeof(msg)) != 0) {
+            if (osm_pin_self(cpu_server, msg, sizeof(msg)) != 0) {
                 errno = 0;
                 server_fail(msg);
             }

@@ -146,40 +146,6 @@ static void run_clock(long long n)
 /* ------------------------------------------------------------------ */
 /* pipe-rtt                                                            */
 
-/* Pins the calling process to cpu and checks that it took effect.
- * Returns 0, or -1 with a message in msg. */
-static int pin_self(int cpu, char *msg, size_t msglen)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-        snprintf(msg, msglen, "cannot pin to CPU %d (sched_setaffinity: %s)", cpu,
-                 strerror(errno));
-        return -1;
-    }
-    cpu_set_t got;
-    CPU_ZERO(&got);
-    if (sched_getaffinity(0, sizeof(got), &got) != 0) {
-        snprintf(msg, msglen, "cannot pin to CPU %d (sched_getaffinity: %s)", cpu,
-                 strerror(errno));
-        return -1;
-    }
-    if (CPU_COUNT(&got) != 1 || !CPU_ISSET(cpu, &got)) {
-        snprintf(msg, msglen,
-                 "cannot pin to CPU %d: affinity mask has %d CPUs after setting", cpu,
-                 CPU_COUNT(&got));
-        return -1;
-    }
-    int now = sched_getcpu();
-    if (now != cpu) {
-        snprintf(msg, msglen, "cannot pin to CPU %d: running on CPU %d after pinning",
-                 cpu, now);
-        return -1;
-    }
-    return 0;
-}
-
 static void child_fail(const char *what, int cpu)
 {
     /* The child never touches stdout and leaves with _exit, so nothing of
@@ -194,7 +160,7 @@ static void child_fail(const char *what, int cpu)
 static void pipe_child(int rfd, int wfd, int cpu)
 {
     char msg[200];
-    if (pin_self(cpu, msg, sizeof(msg)) != 0)
+    if (osm_pin_self(cpu, msg, sizeof(msg)) != 0)
         child_fail(msg, cpu);
     /* Handshake: tell the parent the pin took effect. */
     int token = 0x05eed;
@@ -215,7 +181,7 @@ static void pipe_child(int rfd, int wfd, int cpu)
 static void run_pipe_rtt(long long n, int cpu_a, int cpu_b)
 {
     char msg[200];
-    if (pin_self(cpu_a, msg, sizeof(msg)) != 0) {
+    if (osm_pin_self(cpu_a, msg, sizeof(msg)) != 0) {
         errno = 0;
         osm_die("oscost pipe-rtt: parent (CPU_A=%d): %s", cpu_a, msg);
     }
