@@ -241,8 +241,8 @@ def _detail_text(key: str, value: object) -> str | None:
     """The kernel details a reader must see (the rest stay in the result file)."""
     if key == "direct" and value in (0, False):
         return "the filesystem refused O_DIRECT: buffered I/O with fsync (page cache involved)"
-    if key == "engine" and value != "io_uring":
-        return f"queue depth served by {value}, not io_uring"
+    if key == "engine" and value == "threads":  # io_uring was unavailable: the fallback
+        return "io_uring unavailable: the queue depth was served by threads"
     if key == "lost" and value:
         return f"{value} datagrams lost"
     return None
