@@ -352,6 +352,22 @@ struct rand_job {
     long long n;     /* ops in all */
 };
 
+/* One 4-KiB read or write at a random aligned offset (op i): the work of both the QD1
+ * loop and each thread of the threaded QD32 path. Returns a byte of the block. */
+static inline unsigned rand_op(const struct rand_job *job, unsigned char *buf,
+                               uint64_t *seed, long long i)
+{
+    off_t off = (off_t)(rng_below(seed, job->blocks) * BLOCK);
+    if (job->write)
+        memcpy(buf, &i, sizeof(i)); /* no two writes alike (as fio's scramble_buffers) */
+    ssize_t r = job->write ? pwrite(job->fd, buf, BLOCK, off)
+                           : pread(job->fd, buf, BLOCK, off);
+    if (r != (ssize_t)BLOCK)
+        osm_die("storage rand: %s at offset %lld returned %zd",
+                job->write ? "pwrite" : "pread", (long long)off, r);
+    return buf[(size_t)i & (BLOCK - 1)];
+}
+
 static uint64_t rand_psync(const struct rand_job *job, uint64_t *elapsed)
 {
     unsigned char *buf = aligned_buffer(BLOCK);
@@ -360,17 +376,8 @@ static uint64_t rand_psync(const struct rand_job *job, uint64_t *elapsed)
     uint64_t acc = 0;
     osm_ready();
     uint64_t t0 = osm_now_ns();
-    for (long long i = 0; i < job->n; i++) {
-        off_t off = (off_t)(rng_below(&seed, job->blocks) * BLOCK);
-        if (job->write)
-            memcpy(buf, &i, sizeof(i)); /* no two writes alike (as fio's scramble_buffers) */
-        ssize_t r = job->write ? pwrite(job->fd, buf, BLOCK, off)
-                               : pread(job->fd, buf, BLOCK, off);
-        if (r != (ssize_t)BLOCK)
-            osm_die("storage rand: %s at offset %lld returned %zd",
-                    job->write ? "pwrite" : "pread", (long long)off, r);
-        acc += buf[(size_t)i & (BLOCK - 1)];
-    }
+    for (long long i = 0; i < job->n; i++)
+        acc += rand_op(job, buf, &seed, i);
     *elapsed = osm_now_ns() - t0;
     free(buf);
     return acc;
@@ -407,15 +414,7 @@ static void *rand_thread(void *p)
         long long i = atomic_fetch_add_explicit(&sh->next, 1, memory_order_relaxed);
         if (i >= job->n)
             break;
-        off_t off = (off_t)(rng_below(&seed, job->blocks) * BLOCK);
-        if (job->write)
-            memcpy(buf, &i, sizeof(i));
-        ssize_t r = job->write ? pwrite(job->fd, buf, BLOCK, off)
-                               : pread(job->fd, buf, BLOCK, off);
-        if (r != (ssize_t)BLOCK)
-            osm_die("storage rand (thread): %s at offset %lld returned %zd",
-                    job->write ? "pwrite" : "pread", (long long)off, r);
-        acc += buf[(size_t)i & (BLOCK - 1)];
+        acc += rand_op(job, buf, &seed, i);
     }
     sh->acc[arg->index] = acc;
     free(buf);
