@@ -15,8 +15,9 @@ from rich.console import Console
 
 from osmark import noise
 from osmark.catalog import BY_ID, resolve
+from osmark.catalog.unixbench import SHELL_JOB_BYTES
 from osmark.cli_doctor import doctor, print_checks
-from osmark.doctor import SHELL_JOB_BYTES, Check, run_checks, workdir_bytes
+from osmark.doctor import Check, run_checks, workdir_bytes
 
 DOCTOR = "from osmark.cli_doctor import doctor; doctor(prog_name='osmark doctor')"
 

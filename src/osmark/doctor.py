@@ -54,7 +54,6 @@ PSI_CPU_WARN = 5.0  # % of time some task waited (avg10)
 PSI_MEMORY_WARN = 1.0
 SPACE_MARGIN_FRACTION = 0.10
 SPACE_MARGIN_BYTES = 16 * 2**20
-SHELL_JOB_BYTES = 256 * 2**10  # one tst.sh job: sort, od, grep, wc files (~46 KB measured)
 
 SHELL_TOOLS = ("sort", "od", "grep", "tee", "wc", "rm")
 DEBIAN_PACKAGES = {
@@ -76,27 +75,9 @@ class Check:
 
 
 def workdir_bytes(spec: Benchmark, copies: int) -> int:
-    """Bytes one run of `spec` at `copies` copies writes in the workdir at its peak.
-
-    fstime: file a of MAXBLOCKS KiB, plus file b of the same size in copy mode, per copy.
-    oscost read-file/mmap-file: one file of SIZE_MIB MiB per copy.
-    looper (shell tests): SHELL_JOB_BYTES per concurrent job per copy.
-    """
-    if not spec.needs_workdir:
-        return 0
-    if spec.writes_bytes:  # declared by the spec (the storage tests and later ones)
-        return spec.writes_bytes * copies
-    try:
-        if spec.kernel == "fstime":
-            files = 2 if spec.mode == "copy" else 1
-            return files * int(spec.params[1]) * 1024 * copies
-        if spec.kernel == "oscost" and spec.mode in ("read-file", "mmap-file"):
-            return int(spec.params[1]) * 2**20 * copies
-        if spec.kernel == "looper":
-            return int(spec.params[2]) * SHELL_JOB_BYTES * copies
-    except (IndexError, ValueError):
-        pass
-    return 2**20 * copies  # a test that writes something we have not sized
+    """Bytes one run of `spec` at `copies` copies writes in the workdir at its peak, as the
+    spec declares it per copy."""
+    return spec.writes_bytes * copies
 
 
 def required_tools(spec: Benchmark) -> tuple[str, ...]:

@@ -62,8 +62,7 @@ class Benchmark:
 
     @property
     def needs_workdir(self) -> bool:
-        return (any("{workdir}" in p for p in self.params) or self.kernel == "looper"
-                or self.writes_bytes > 0)
+        return any("{workdir}" in p for p in self.params) or self.writes_bytes > 0
 
     @property
     def short_name(self) -> str:

@@ -15,6 +15,7 @@ INDEX = ("index", "ub")
 MISC = ("ub",)
 FS_TOL = 0.03
 SHELL_ENV = {"LC_ALL": "C"}
+SHELL_JOB_BYTES = 256 * 2**10  # one tst.sh job: sort, od, grep, wc files (~46 KB measured)
 
 
 def _fs(name: str, mode: str, bufsize: int, maxblocks: int, baseline: float | None,
@@ -26,6 +27,8 @@ def _fs(name: str, mode: str, bufsize: int, maxblocks: int, baseline: float | No
         category="fs", unit="KBps", kernel="fstime",
         mode=mode, params=(str(bufsize), str(maxblocks), "{workdir}"),
         scale=bufsize / 1024, baseline=baseline, tolerance=FS_TOL, suites=suites,
+        # file a of maxblocks KiB, and in copy mode file b of the same size
+        writes_bytes=(2 if mode == "copy" else 1) * maxblocks * 1024,
         timed=f"{what} of {bufsize}-B blocks on a {maxblocks}-KiB page-cached file "
               "(no fsync: the page cache, not the disk)",
     )
@@ -37,6 +40,7 @@ def _shell(jobs: int, baseline: float | None, suites: tuple[str, ...]) -> Benchm
         unit="lpm", kernel="looper", mode="run",
         params=("/bin/sh", "{shell}/multi.sh", str(jobs), "{shell}"),
         scale=60.0, baseline=baseline, suites=suites, env=SHELL_ENV, placement="free",
+        writes_bytes=jobs * SHELL_JOB_BYTES,
         timed=f"fork+exec+wait of one multi.sh run: {jobs} parallel jobs of sort, od, grep, "
               "tee and wc on an 8.5-KB text (LC_ALL=C)",
     )
