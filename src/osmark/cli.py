@@ -74,7 +74,9 @@ def list_command(as_json: bool) -> None:
          "requires": list(b.requires), "note": b.note}
         for b in BENCHMARKS
     ]
-    suites = {name: {"help": text, **_suite_duration(name)} for name, text in SUITE_HELP.items()}
+    last = _last_durations(list(SUITE_HELP))
+    suites = {name: {"help": text, **_suite_duration(name, last.get(name))}
+              for name, text in SUITE_HELP.items()}
     if as_json:
         click.echo(json.dumps({"benchmarks": rows, "suites": suites}, indent=2))
         return
@@ -100,25 +102,32 @@ def list_command(as_json: bool) -> None:
     out.print("Short names resolve: `osmark run syscall pipe` runs ub.syscall and ub.pipe.")
 
 
-def _suite_duration(name: str) -> dict:
+def _last_durations(suites: list[str]) -> dict[str, float | None]:
+    """How long each suite's last complete run took on this host (the store; none if no
+    store can be opened)."""
+    from osmark.store import Store, StoreError
+
+    try:
+        store = Store(db_url())
+    except StoreError:
+        return {}
+    try:
+        host = socket.gethostname()
+        return {name: store.last_duration(host, name) for name in suites}
+    except StoreError:
+        return {}
+    finally:
+        store.close()
+
+
+def _suite_duration(name: str, last_seconds: float | None) -> dict:
     """How long a run of the suite takes here: measured by its last run on this host, else
     the upper bound its budgets allow."""
     selected = resolve([name])
     pairs = runner.plan(selected, runner.default_copies())
-    info = {"tests": len(selected), "results": len(pairs),
+    return {"tests": len(selected), "results": len(pairs),
             "bound_seconds": runner.duration_bound(pairs, budget_for([name])),
-            "last_seconds": None}
-    try:
-        from osmark.store import Store, StoreError
-
-        store = Store(db_url())
-        try:
-            info["last_seconds"] = store.last_duration(socket.gethostname(), name)
-        finally:
-            store.close()
-    except StoreError:
-        pass  # no store, no measured figure: the bound still stands
-    return info
+            "last_seconds": last_seconds}
 
 
 def _duration_text(info: dict) -> str:
